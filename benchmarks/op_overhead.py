@@ -1,0 +1,124 @@
+"""W1: per-primitive overhead on tiny tensors.
+
+x: float32 (16,); 200 times y = tanh(y * 1.01 + 0.1) (600 primitive calls); loss = y.sum();
+gradient w.r.t. x. Prints microseconds per primitive for the forward alone (no transform active)
+and for forward + backward under value_and_grad, beside a hand-written NumPy forward + backward
+of the same math (the floor) and PyTorch CPU eager when torch is installed, all in one run.
+
+Run: python benchmarks/op_overhead.py [--repeat N]
+"""
+import argparse
+import os
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import minispore as ms  # noqa: E402
+from minispore import ops  # noqa: E402
+
+STEPS = 200
+PRIMS = 3 * STEPS  # mul, add, tanh per step (the final sum is not counted)
+
+
+def numpy_forward(x):
+    y = x
+    for _ in range(STEPS):
+        y = np.tanh(y * 1.01 + 0.1)
+    return y.sum()
+
+
+def numpy_forward_backward(x):
+    ys = []
+    y = x
+    for _ in range(STEPS):
+        y = np.tanh(y * 1.01 + 0.1)
+        ys.append(y)
+    loss = y.sum()
+    g = np.ones_like(y)
+    for y in reversed(ys):
+        g = g * (1.0 - y * y) * 1.01
+    return loss, g
+
+
+def ms_forward(x):
+    y = x
+    for _ in range(STEPS):
+        y = ops.tanh(y * 1.01 + 0.1)
+    return y.sum()
+
+
+ms_value_and_grad = ms.value_and_grad(ms_forward)
+
+
+def best_of(fn, arg, repeat):
+    fn(arg)  # warm up
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn(arg)
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+def torch_rows(x_np, repeat):
+    try:
+        import torch
+    except ImportError:
+        return None
+    torch.set_num_threads(1)
+
+    def fwd(x):
+        with torch.no_grad():
+            y = x
+            for _ in range(STEPS):
+                y = torch.tanh(y * 1.01 + 0.1)
+            return y.sum()
+
+    def fwd_bwd(x):
+        x = x.detach().requires_grad_(True)
+        y = x
+        for _ in range(STEPS):
+            y = torch.tanh(y * 1.01 + 0.1)
+        y.sum().backward()
+        return x.grad
+
+    xt = torch.from_numpy(x_np.copy())
+    return best_of(fwd, xt, repeat), best_of(fwd_bwd, xt, repeat)
+
+
+def check_same_math(x_np):
+    loss, g = numpy_forward_backward(x_np)
+    v, gm = ms_value_and_grad(ms.Tensor(x_np))
+    assert np.allclose(v.asnumpy(), loss, rtol=1e-5), (v, loss)
+    assert np.allclose(gm.asnumpy(), g, rtol=1e-4, atol=1e-6), (gm, g)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=30)
+    args = parser.parse_args()
+    x_np = np.random.default_rng(0).standard_normal(16).astype(np.float32)
+    x = ms.Tensor(x_np)
+    check_same_math(x_np)
+
+    rows = {
+        "numpy (floor)": (best_of(numpy_forward, x_np, args.repeat),
+                          best_of(numpy_forward_backward, x_np, args.repeat)),
+        "minispore": (best_of(ms_forward, x, args.repeat),
+                      best_of(ms_value_and_grad, x, args.repeat)),
+    }
+    t = torch_rows(x_np, args.repeat)
+    if t is not None:
+        rows["pytorch eager"] = t
+    floor_f, floor_fb = rows["numpy (floor)"]
+    print(f"W1: {STEPS} x tanh(y * 1.01 + 0.1) on float32 (16,), {PRIMS} primitives")
+    print(f"{'':16s} {'fwd us/prim':>12s} {'x floor':>8s} {'fwd+bwd us/prim':>16s} {'x floor':>8s}")
+    for name, (f, fb) in rows.items():
+        print(f"{name:16s} {f / PRIMS * 1e6:12.2f} {f / floor_f:8.2f} "
+              f"{fb / PRIMS * 1e6:16.2f} {fb / floor_fb:8.2f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,25 @@
+"""minispore: MindSpore's PyNative API on NumPy. `import minispore as mindspore`."""
+from . import common
+from .common import dtype
+from .common.api import jit, jit_class
+from .common.dtype import *  # noqa: F401,F403  (float32, int64, ...)
+from .common.dtype import dtype_to_nptype, get_py_obj_dtype, pytype_to_dtype
+from .common.parameter import Parameter, ParameterTuple
+from .common.seed import get_seed, set_seed
+from .common.tensor import Tensor, from_numpy, is_tensor, tensor
+from .context import (GRAPH_MODE, PYNATIVE_MODE, get_context, set_context, set_device)
+from . import ops
+from ._autodiff.engine import get_grad, grad, value_and_grad
+from . import nn
+
+__version__ = "0.1.0"
+
+
+def manual_seed(seed):
+    """Torch-style alias of `set_seed`."""
+    set_seed(seed)
+
+
+def mutable(input_data, dynamic_len=False):
+    """Marks data as dynamic for MindSpore's jit; returned unchanged here."""
+    return input_data

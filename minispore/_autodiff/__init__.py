@@ -1,0 +1,1 @@
+"""Autodiff internals: the tape (recording) and the engine (reverse walk, transforms)."""

@@ -1,0 +1,432 @@
+"""The reverse walk over a tape segment, and the transforms built on it: grad, value_and_grad."""
+import numpy as np
+
+from ..common.tensor import Tensor
+from . import tape as _tape
+from .tape import Tape, _state, wrap
+
+_NEEDS1 = (True,)
+_NEEDS2 = (None, (True, False), (False, True), (True, True))
+
+
+def _unbroadcast_and_cast(g, shape, dtype):
+    from ..ops.operations.array_ops import sum_to
+    from ..ops.operations.math_ops import cast_np
+    if g._data.shape != shape:
+        g = sum_to(g, shape)
+    if g._data.dtype is not dtype and g._data.dtype != dtype:
+        g = cast_np(g, dtype)
+    return g
+
+
+def backward(tape, start, roots, nested):
+    """Walk `tape.nodes[start:]` in reverse from `roots` [(slot, sensitivity Tensor)].
+
+    Returns the list of accumulated gradients per slot (Tensors or None). When `nested`, an outer
+    transform is recording: bprops record their ops and nothing is freed; otherwise each node's
+    saved values are dropped as soon as its bprop has run, and gradient buffers that the walk
+    owns are accumulated in place.
+    """
+    shapes, dtypes, nodes = tape.shapes, tape.dtypes, tape.nodes
+    grads = [None] * len(shapes)
+    owned = bytearray(len(shapes))  # 1 where grads[slot] is a buffer this walk allocated
+
+    def accumulate(slot, g):
+        # Hot: shape and dtype checks first, the rest only on mismatch.
+        d = g._data
+        if d.shape != shapes[slot] or d.dtype is not dtypes[slot]:
+            g = _unbroadcast_and_cast(g, shapes[slot], dtypes[slot])
+            d = g._data
+        cur = grads[slot]
+        if cur is None:
+            grads[slot] = g
+        elif nested:
+            grads[slot] = cur + g
+        elif owned[slot]:
+            np.add(cur._data, d, out=cur._data)
+        else:
+            grads[slot] = wrap(cur._data + d)
+            owned[slot] = 1
+
+    for slot, sens in roots:
+        accumulate(slot, sens)
+
+    clock = _tape._clock
+    for i in range(len(nodes) - 1, start - 1, -1):
+        prim, ins, out, saved, epoch = nodes[i]
+        if type(out) is int:
+            dout = grads[out]
+            if dout is None:
+                continue
+            grads[out] = None
+        else:
+            dout = _gather_multi(grads, out, shapes, dtypes)
+            if dout is None:
+                continue
+        if epoch != clock:  # something was written in place since this node ran
+            _check_versions(prim, saved, epoch)
+        n = len(ins)
+        needs = _NEEDS1 if n == 1 else _NEEDS2[(ins[0] >= 0) | ((ins[1] >= 0) << 1)] \
+            if n == 2 else tuple([s >= 0 for s in ins])
+        gs = prim.bprop(saved, dout, needs)
+        if n == 1:
+            g = gs[0]
+            if g is not None:
+                accumulate(ins[0], g)
+        else:
+            for slot, g in zip(ins, gs):
+                if slot >= 0 and g is not None:
+                    accumulate(slot, g)
+        if not nested:
+            nodes[i] = None  # frees what the node saved
+    return grads
+
+
+def _gather_multi(grads, out, shapes, dtypes):
+    douts = [grads[s] if s >= 0 else None for s in out]
+    if all(d is None for d in douts):
+        return None
+    for k, s in enumerate(out):
+        if s >= 0:
+            grads[s] = None
+            if douts[k] is None:
+                douts[k] = wrap(np.zeros(shapes[s], dtypes[s]))
+    return tuple(douts)
+
+
+def _check_versions(prim, saved, epoch):
+    for k, v in enumerate(saved):
+        if isinstance(v, Tensor) and v._version > epoch:
+            raise RuntimeError(
+                f"For '{prim.name}', a tensor needed for its gradient (saved value {k}, shape "
+                f"{v.shape}, dtype {v.dtype}) was modified in place after it was used; "
+                "the gradient would be wrong. Write to a copy instead.")
+
+
+# ---- transforms ----------------------------------------------------------------------------------
+
+class _Session:
+    """One transform's use of the thread's tape: joins the outer transform's tape if there is
+    one, else starts a new one; tracks this transform's inputs and weights; always restores."""
+
+    __slots__ = ("tape", "outer", "added_params")
+
+    def __enter__(self):
+        outer = _state.tape
+        tape = outer if outer is not None else Tape()
+        tape.depth += 1
+        self.tape, self.outer, self.added_params = tape, outer, []
+        _state.tape = tape
+        return self
+
+    def __exit__(self, *exc):
+        tape = self.tape
+        for p in self.added_params:
+            del tape.params[id(p)]
+        tape.depth -= 1
+        _state.tape = self.outer
+        self.tape = self.added_params = None
+        return False
+
+    def track_input(self, t):
+        """A fresh tracked Tensor standing for input `t` (linked to `t` if an outer transform
+        tracks it), so this transform's gradient counts only uses of the argument."""
+        tape = self.tape
+        w = wrap(t._data)
+        if t._tape is tape.token:
+            _tape.record_node(tape, _IDENTITY, (t._slot,), w, ())
+        else:
+            w._tape = tape.token
+            w._slot = tape.new_slot(t._data)
+        return w
+
+    def track_param(self, p):
+        tape = self.tape
+        slot = tape.params.get(id(p))
+        if slot is None:
+            slot = tape.params[id(p)] = tape.new_slot(p._data)
+            self.added_params.append(p)
+        return slot
+
+
+class _Identity:
+    """Links an input's wrapper to the outer tape's slot for it."""
+
+    name = "Identity"
+
+    def bprop(self, saved, dout, needs):
+        return (dout,)
+
+
+_IDENTITY = _Identity()
+
+
+def _flatten_outputs(out, has_aux, what):
+    if out is None:
+        raise TypeError(f"For '{what}', the function returned None: it must return a Tensor or "
+                        "a tuple of Tensors")
+    if has_aux:
+        if not isinstance(out, tuple) or len(out) < 2:
+            raise ValueError(f"For '{what}' with has_aux=True, the function must return a tuple "
+                             f"of at least two outputs (origin fn requires more than one outputs), "
+                             f"but it returned {type(out).__name__}")
+        return [out[0]]
+    if isinstance(out, (tuple, list)):
+        flat = []
+        for o in out:
+            flat.extend(_flatten_outputs(o, False, what) if isinstance(o, (tuple, list)) else [o])
+        return flat
+    return [out]
+
+
+def _check_output(o, what):
+    if not isinstance(o, Tensor):
+        raise TypeError(f"For '{what}', every differentiated output must be a Tensor, but got "
+                        f"{type(o).__name__}")
+    if o._data.dtype.kind not in "fc":
+        raise TypeError(f"For '{what}', differentiated outputs must be floating point, but an "
+                        f"output has dtype {o.dtype}")
+
+
+def _normalize_positions(grad_position, what):
+    if grad_position is None:
+        return None, False
+    if isinstance(grad_position, bool):
+        raise TypeError(f"For '{what}', 'grad_position' must be an int or a tuple of ints, "
+                        f"but got bool")
+    if isinstance(grad_position, int):
+        positions, single = (grad_position,), True
+    elif isinstance(grad_position, (tuple, list)):
+        positions = tuple(grad_position)
+        if not positions:
+            raise ValueError(f"For '{what}', 'grad_position' must not be empty")
+        single = len(positions) == 1
+    else:
+        raise TypeError(f"For '{what}', 'grad_position' must be an int or a tuple of ints, "
+                        f"but got {type(grad_position).__name__}")
+    for p in positions:
+        if not isinstance(p, int) or isinstance(p, bool):
+            raise TypeError(f"For '{what}', every element of 'grad_position' must be an int, "
+                            f"but got {p!r}")
+        if p < 0:
+            raise ValueError(f"For '{what}', 'grad_position' must be non-negative, got {p}")
+    if len(set(positions)) != len(positions):
+        raise ValueError(f"For '{what}', 'grad_position' must not repeat a position, "
+                         f"got {positions}")
+    return positions, single
+
+
+def _normalize_weights(weights, what):
+    from ..common.parameter import Parameter
+    if weights is None:
+        return None, False
+    if isinstance(weights, Parameter):
+        return (weights,), True
+    if isinstance(weights, (list, tuple)):
+        for k, w in enumerate(weights):
+            if not isinstance(w, Parameter):
+                raise TypeError(f"For '{what}', 'weights' must hold Parameters only, but element "
+                                f"{k} is a {type(w).__name__}")
+        return tuple(weights), False
+    raise TypeError(f"For '{what}', 'weights' must be a Parameter, a list or tuple of "
+                    f"Parameters or a ParameterTuple, but got {type(weights).__name__}")
+
+
+def _zeros_like_array(a):
+    return wrap(np.zeros(a.shape, a.dtype))
+
+
+def _result_grad(grads, slot, like):
+    g = grads[slot] if slot is not None else None
+    return g if g is not None else _zeros_like_array(like)
+
+
+def _stop(o):
+    if isinstance(o, Tensor):
+        return wrap(o._data)
+    if isinstance(o, tuple):
+        return tuple(_stop(v) for v in o)
+    if isinstance(o, list):
+        return [_stop(v) for v in o]
+    return o
+
+
+def _differentiate(fn, args, kwargs, positions, weights, has_aux, sens, what):
+    """Run fn under a transform; returns (output, input gradients, weight gradients)."""
+    if positions is not None:
+        for p in positions:
+            if p >= len(args):
+                raise ValueError(f"For '{what}', 'grad_position' {p} is out of range: the "
+                                 f"function was called with {len(args)} positional arguments")
+            a = args[p]
+            if not isinstance(a, Tensor):
+                raise TypeError(f"For '{what}', the argument at grad_position {p} must be a "
+                                f"Tensor, but got {type(a).__name__}")
+            if a._data.dtype.kind not in "fc":
+                raise TypeError(f"For '{what}', the argument at grad_position {p} has dtype "
+                                f"{a.dtype}: gradients are defined for floating-point inputs only")
+    with _Session() as s:
+        tape = s.tape
+        call_args = list(args)
+        in_slots = []
+        for p in positions or ():
+            w = s.track_input(args[p])
+            call_args[p] = w
+            in_slots.append(w._slot)
+        w_slots = [s.track_param(w) for w in weights or ()]
+        start = len(tape.nodes)
+        out = fn(*call_args, **kwargs)
+        heads = _flatten_outputs(out, has_aux, what)
+        if sens is None:
+            sens_list = [None] * len(heads)
+        else:
+            sens_list = _flatten_outputs(sens, False, what) if isinstance(sens, (tuple, list)) \
+                else [sens]
+            if len(sens_list) != len(heads):
+                raise ValueError(f"For '{what}', 'sens' has {len(sens_list)} entries but the "
+                                 f"function has {len(heads)} differentiated outputs")
+        roots = []
+        for o, sv in zip(heads, sens_list):
+            _check_output(o, what)
+            if sv is None:
+                sv = wrap(np.ones(o._data.shape, o._data.dtype))
+            elif not isinstance(sv, Tensor) or sv._data.shape != o._data.shape:
+                raise ValueError(f"For '{what}', 'sens' must be a Tensor of the output's shape "
+                                 f"{o.shape}, got {getattr(sv, 'shape', type(sv).__name__)}")
+            if o._tape is tape.token:
+                roots.append((o._slot, sv))
+        nested = s.outer is not None
+        if nested:
+            grads = backward(tape, start, roots, True)
+        else:
+            _state.tape = None  # first-order: bprops run without recording
+            grads = backward(tape, start, roots, False)
+        in_grads = tuple(_result_grad(grads, sl, args[p]._data)
+                         for sl, p in zip(in_slots, positions or ()))
+        w_grads = tuple(_result_grad(grads, sl, w._data) for sl, w in zip(w_slots, weights or ()))
+    if has_aux:
+        out = (out[0],) + tuple(_stop(o) for o in out[1:])
+    return out, in_grads, w_grads
+
+
+def _structure(in_grads, w_grads, positions, single_pos, weights, single_w, return_ids):
+    if return_ids:
+        in_part = tuple(zip(positions, in_grads)) if positions is not None else None
+        w_part = tuple((w.name, g) for w, g in zip(weights, w_grads)) if weights is not None \
+            else None
+        if in_part is not None and single_pos:
+            in_part = in_part[0]
+        if w_part is not None and single_w:
+            w_part = w_part[0]
+    else:
+        in_part = (in_grads[0] if single_pos else in_grads) if positions is not None else None
+        w_part = (w_grads[0] if single_w else w_grads) if weights is not None else None
+    if weights is None:
+        return in_part
+    if positions is None:
+        return w_part
+    return in_part, w_part
+
+
+def _split_sens(args, sens_param, what):
+    if not sens_param:
+        return args, None
+    if not args:
+        raise ValueError(f"For '{what}' with sens_param=True, the last positional argument must "
+                         "be the output sensitivity")
+    return args[:-1], args[-1]
+
+
+def _target(fn, what):
+    if not callable(fn):
+        raise TypeError(f"For '{what}', 'fn' must be callable, but got {type(fn).__name__}")
+    return fn
+
+
+def value_and_grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False,
+                   sens_param=False):
+    """A function returning `(fn(*args), gradients)`.
+
+    Args:
+        fn: function or Cell to differentiate.
+        grad_position (int, tuple or None): positional inputs to differentiate. An int (or a
+            1-tuple) gives a bare Tensor, a longer tuple a tuple.
+        weights (Parameter, list, tuple, ParameterTuple or None): Parameters to differentiate.
+            A single Parameter gives a bare Tensor, a sequence a tuple.
+        has_aux (bool): differentiate the first output only; the others are returned untouched
+            (as if under `stop_gradient`). The value is then the flat output tuple.
+        return_ids (bool): pair each gradient with its position or parameter name.
+        sens_param (bool): the call's last positional argument is the output sensitivity.
+
+    With both positions and weights the gradients are `(input_grads, weight_grads)`. Several
+    outputs without `has_aux` are all differentiated (the gradient of their sum). Gradients of
+    unused inputs are zeros of the input's shape and dtype.
+
+    Raises:
+        ValueError: both `grad_position` and `weights` None, negative or repeated positions, a
+            position past the arguments, `has_aux` on a function with one output.
+        TypeError: weights that are not Parameters, a non-Tensor or integer argument at a
+            position, a function returning None or a non-float output.
+    """
+    what = "value_and_grad"
+    fn = _target(fn, what)
+    positions, single_pos = _normalize_positions(grad_position, what)
+    weights, single_w = _normalize_weights(weights, what)
+    if positions is None and weights is None:
+        raise ValueError(f"For '{what}', 'grad_position' and 'weights' can not be None at the "
+                         "same time")
+
+    def value_and_grad_fn(*args, **kwargs):
+        args, sens = _split_sens(args, sens_param, what)
+        out, in_grads, w_grads = _differentiate(fn, args, kwargs, positions, weights, has_aux,
+                                                sens, what)
+        return out, _structure(in_grads, w_grads, positions, single_pos, weights, single_w,
+                               return_ids)
+
+    return value_and_grad_fn
+
+
+def grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False, sens_param=False):
+    """A function returning the gradients of `fn` (see `value_and_grad` for the arguments and
+    result structures). With `has_aux=True` it returns `(gradients, aux)` where `aux` is always a
+    tuple of the outputs after the first."""
+    what = "grad"
+    fn = _target(fn, what)
+    positions, single_pos = _normalize_positions(grad_position, what)
+    weights, single_w = _normalize_weights(weights, what)
+    if positions is None and weights is None:
+        raise ValueError(f"For '{what}', 'grad_position' and 'weights' can not be None at the "
+                         "same time")
+
+    def grad_fn(*args, **kwargs):
+        args, sens = _split_sens(args, sens_param, what)
+        out, in_grads, w_grads = _differentiate(fn, args, kwargs, positions, weights, has_aux,
+                                                sens, what)
+        g = _structure(in_grads, w_grads, positions, single_pos, weights, single_w, return_ids)
+        return (g, tuple(out[1:])) if has_aux else g
+
+    return grad_fn
+
+
+def get_grad(gradients, identifier):
+    """Pick the gradient for `identifier` (a position or a parameter name, or the Parameter)
+    out of a `return_ids=True` result."""
+    from ..common.parameter import Parameter
+    if isinstance(identifier, Parameter):
+        identifier = identifier.name
+    found = _find_grad(gradients, identifier)
+    if found is None:
+        raise RuntimeError(f"For 'get_grad', no gradient with identifier {identifier!r} in the "
+                           "given gradients")
+    return found
+
+
+def _find_grad(g, identifier):
+    if isinstance(g, tuple):
+        if len(g) == 2 and not isinstance(g[0], (tuple, Tensor)) and isinstance(g[1], Tensor):
+            return g[1] if g[0] == identifier and type(g[0]) is type(identifier) else None
+        for item in g:
+            r = _find_grad(item, identifier)
+            if r is not None:
+                return r
+    return None

@@ -1,0 +1,148 @@
+"""MindSpore's dtype objects (`minispore.float32` prints `Float32`) and its type promotion."""
+import numpy as np
+
+__all__ = [
+    "Type", "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "float16", "float32", "float64", "bfloat16", "complex64", "complex128",
+    "half", "single", "double", "float_", "int_", "uint", "number", "tensor_type",
+    "dtype_to_nptype", "pytype_to_dtype", "get_py_obj_dtype",
+]
+
+
+class Type:
+    """A MindSpore dtype. Compares by identity; `str` gives `Float32`, `repr` `mindspore.float32`."""
+
+    __slots__ = ("_name", "_np", "_display")
+
+    def __init__(self, name, np_type, display):
+        self._name = name
+        self._np = None if np_type is None else np.dtype(np_type)
+        self._display = display
+
+    def __str__(self):
+        return self._display
+
+    def __repr__(self):
+        return "mindspore." + self._name
+
+    def __reduce__(self):
+        return (_lookup, (self._name,))
+
+    @property
+    def itemsize(self):
+        return 2 if self is bfloat16 else self._np.itemsize
+
+
+def _lookup(name):
+    return globals()[name if name != "bool" else "bool_"]
+
+
+bool_ = Type("bool", np.bool_, "Bool")
+int8 = Type("int8", np.int8, "Int8")
+int16 = Type("int16", np.int16, "Int16")
+int32 = Type("int32", np.int32, "Int32")
+int64 = Type("int64", np.int64, "Int64")
+uint8 = Type("uint8", np.uint8, "UInt8")
+uint16 = Type("uint16", np.uint16, "UInt16")
+uint32 = Type("uint32", np.uint32, "UInt32")
+uint64 = Type("uint64", np.uint64, "UInt64")
+float16 = Type("float16", np.float16, "Float16")
+float32 = Type("float32", np.float32, "Float32")
+float64 = Type("float64", np.float64, "Float64")
+complex64 = Type("complex64", np.complex64, "Complex64")
+complex128 = Type("complex128", np.complex128, "Complex128")
+# NumPy has no bfloat16: the object exists so user code naming it imports, and any attempt to
+# make a Tensor of it raises a TypeError that says so.
+bfloat16 = Type("bfloat16", None, "BFloat16")
+half, single, double = float16, float32, float64
+# MindSpore's generic category types: `ms.float_` prints `mindspore.float`, `ms.int_` `mindspore.int`.
+float_ = Type("float", None, "Float")
+int_ = Type("int", None, "Int")
+uint = Type("uint", None, "UInt")
+number = Type("number", None, "Number")
+tensor_type = Type("tensor_type", None, "TensorType")
+
+_ALL = (bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
+        float16, float32, float64, complex64, complex128)
+NP_TO_MS = {t._np: t for t in _ALL}
+_PY_TO_MS = {bool: bool_, int: int64, float: float64, complex: complex128}
+
+
+def dtype_to_nptype(type_):
+    """The NumPy scalar type of a MindSpore dtype: `dtype_to_nptype(float16) is np.float16`."""
+    return to_np(type_).type
+
+
+def pytype_to_dtype(obj):
+    """The MindSpore dtype of a Python or NumPy type: `pytype_to_dtype(float) is float64`."""
+    if isinstance(obj, Type):
+        return obj
+    if obj in _PY_TO_MS:
+        return _PY_TO_MS[obj]
+    return from_np(np.dtype(obj))
+
+
+def get_py_obj_dtype(obj):
+    """The dtype MindSpore gives a Python object."""
+    if hasattr(obj, "dtype"):
+        return obj.dtype
+    return pytype_to_dtype(type(obj))
+
+
+def to_np(dtype):
+    """NumPy dtype of a MindSpore dtype, NumPy dtype or Python type; TypeError otherwise."""
+    if isinstance(dtype, Type):
+        if dtype._np is None:
+            if dtype is bfloat16:
+                raise TypeError("bfloat16 tensors are not supported: NumPy has no bfloat16 type")
+            raise TypeError(f"{dtype!r} is a dtype category, not a concrete dtype")
+        return dtype._np
+    if dtype in _PY_TO_MS:
+        return _PY_TO_MS[dtype]._np
+    try:
+        return np.dtype(dtype)
+    except TypeError:
+        raise TypeError(f"expected a mindspore dtype, got {dtype!r}") from None
+
+
+def from_np(np_dtype):
+    """MindSpore dtype of a NumPy dtype; TypeError for types MindSpore has none of (str, object)."""
+    try:
+        return NP_TO_MS[np_dtype]
+    except KeyError:
+        raise TypeError(f"NumPy dtype {np_dtype} has no MindSpore equivalent") from None
+
+
+# ---- promotion (MindSpore's, not NumPy's) -----------------------------------------------------
+# Across categories the higher category's type wins as is (int64 + float16 -> float16, which NumPy
+# would widen to float64); within a category NumPy's lattice applies (int8 + uint8 -> int16).
+
+_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
+_promote_cache = {}
+
+
+def promote(a, b):
+    """Result dtype of a binary op on two tensors of NumPy dtypes `a` and `b`."""
+    key = (a, b)
+    r = _promote_cache.get(key)
+    if r is None:
+        ca, cb = _CATEGORY[a.kind], _CATEGORY[b.kind]
+        r = (a if ca > cb else b) if ca != cb else np.promote_types(a, b)
+        _promote_cache[key] = r
+    return r
+
+
+# Python scalars only decide the category: they never widen a tensor within it.
+_SCALAR_CATEGORY = {bool: 0, int: 1, float: 2, complex: 3}
+_SCALAR_DEFAULT = {0: np.dtype(np.bool_), 1: np.dtype(np.int64), 2: np.dtype(np.float32),
+                   3: np.dtype(np.complex64)}
+
+
+def promote_scalar(a, scalar_type):
+    """Result dtype of a tensor of NumPy dtype `a` with a Python scalar of type `scalar_type`."""
+    cs = _SCALAR_CATEGORY[scalar_type]
+    return a if _CATEGORY[a.kind] >= cs else _SCALAR_DEFAULT[cs]
+
+
+def is_float(np_dtype):
+    return np_dtype.kind in "fc"

@@ -1,0 +1,146 @@
+"""Parameter: a named, trainable Tensor; ParameterTuple."""
+import itertools
+
+import numpy as np
+
+from .._autodiff.tape import _state, bump_version
+from .tensor import Tensor, _to_array
+
+__all__ = ["Parameter", "ParameterTuple"]
+
+_unnamed = itertools.count(1)
+
+
+class Parameter(Tensor):
+    """A Tensor that a Cell owns and optimizers update in place.
+
+    Args:
+        default_input: Tensor, NumPy array (dtype kept), Python scalar (float gives float32,
+            int gives int32) or an `initializer(...)` result.
+        name (str): the name; unnamed parameters are `Parameter#N` until a Cell names them.
+        requires_grad (bool): whether `trainable_params()` lists it.
+
+    Arithmetic on a Parameter returns a plain Tensor.
+    """
+
+    # A parameter's tracking lives on the thread's tape (Tape.params), not on the object, so two
+    # threads may differentiate with respect to the same parameter at once.
+    __slots__ = ("name", "requires_grad", "layerwise_parallel", "parallel_optimizer",
+                 "_explicit_name")
+
+    def __init__(self, default_input, name=None, requires_grad=True, layerwise_parallel=False,
+                 parallel_optimizer=True):
+        if isinstance(default_input, (Tensor, np.ndarray)) or isinstance(default_input, list):
+            data = _to_array(default_input, None)
+        elif isinstance(default_input, bool):
+            data = np.asarray(default_input)
+        elif isinstance(default_input, int):
+            data = np.asarray(default_input, np.int32)
+        elif isinstance(default_input, float):
+            data = np.asarray(default_input, np.float32)
+        else:
+            raise TypeError(f"For 'Parameter', 'default_input' must be a Tensor, NumPy array or "
+                            f"Python scalar, but got {type(default_input).__name__}")
+        if name is not None and not isinstance(name, str):
+            raise TypeError(f"For 'Parameter', 'name' must be a str, but got "
+                            f"{type(name).__name__}")
+        self._data = data
+        self._version = 0
+        self._explicit_name = name is not None
+        self.name = name if name is not None else f"Parameter#{next(_unnamed)}"
+        self.requires_grad = bool(requires_grad)
+        self.layerwise_parallel = layerwise_parallel
+        self.parallel_optimizer = parallel_optimizer
+
+    @property
+    def _tape(self):
+        tape = _state.tape
+        return tape.token if tape is not None and id(self) in tape.params else None
+
+    @property
+    def _slot(self):
+        return _state.tape.params[id(self)]
+
+    @property
+    def data(self):
+        """The value as a Tensor sharing this parameter's memory."""
+        return Tensor.from_numpy(self._data)
+
+    def value(self):
+        return Tensor.from_numpy(self._data)
+
+    def set_data(self, data, slice_shape=False, sliced_shape=None):
+        """Replace the value in place, keeping this parameter's dtype; the shape may change.
+        Returns the parameter."""
+        if isinstance(data, Tensor):
+            arr = data._data
+        elif isinstance(data, (np.ndarray, int, float, bool, list)):
+            arr = _to_array(data, None)
+        else:
+            raise TypeError(f"For 'Parameter.set_data', 'data' must be a Tensor, NumPy array or "
+                            f"number, but got {type(data).__name__}")
+        self._data = arr.astype(self._data.dtype)  # always a copy: no aliasing with `data`
+        bump_version(self)
+        return self
+
+    def assign_value(self, value):
+        """Write `value` into this parameter (same shape), in place."""
+        arr = value._data if isinstance(value, Tensor) else np.asarray(value)
+        if np.broadcast_shapes(arr.shape, self._data.shape) != self._data.shape:
+            raise ValueError(f"For 'Parameter.assign_value', the value's shape {arr.shape} does "
+                             f"not match the parameter's shape {self._data.shape}")
+        self._write(arr)
+        return self
+
+    def _write(self, arr):
+        """In-place write of an array of this parameter's shape (optimizers, loaders)."""
+        if not self._data.flags.writeable:
+            self._data = self._data.copy()
+        np.copyto(self._data, arr, casting="unsafe")
+        bump_version(self)
+
+    def clone(self, init="same"):
+        """A new Parameter with the same name and a copy of the value."""
+        p = Parameter(self._data.copy(), self.name, self.requires_grad, self.layerwise_parallel,
+                      self.parallel_optimizer)
+        p._explicit_name = self._explicit_name
+        return p
+
+    def copy(self):
+        return self.clone()
+
+    def __repr__(self):
+        return (f"Parameter (name={self.name}, shape={self._data.shape}, dtype={self.dtype}, "
+                f"requires_grad={self.requires_grad})")
+
+    __str__ = __repr__
+
+    def __reduce__(self):
+        return (Parameter, (self._data, self.name, self.requires_grad))
+
+
+class ParameterTuple(tuple):
+    """A tuple of Parameters with unique names; accepted wherever a weights list is."""
+
+    def __new__(cls, iterable):
+        items = tuple(iterable)
+        seen = set()
+        for p in items:
+            if not isinstance(p, Parameter):
+                raise TypeError(f"For 'ParameterTuple', every element must be a Parameter, but "
+                                f"got {type(p).__name__}")
+            if p.name in seen:
+                raise ValueError(f"For 'ParameterTuple', the name {p.name!r} appears twice: "
+                                 "parameter names must be unique")
+            seen.add(p.name)
+        return super().__new__(cls, items)
+
+    def clone(self, prefix, init="same"):
+        """New Parameters named `prefix.name`, copies of these."""
+        out = []
+        for p in self:
+            q = p.clone(init)
+            q.name = f"{prefix}.{p.name}"
+            out.append(q)
+        return ParameterTuple(out)
+

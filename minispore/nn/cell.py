@@ -1,0 +1,213 @@
+"""Cell: the base of every network, with MindSpore's registration and parameter naming rules."""
+from collections import OrderedDict
+
+import numpy as np
+
+from ..common.parameter import Parameter, ParameterTuple
+
+__all__ = ["Cell"]
+
+_DEFAULT_NAME_PREFIX = "Parameter#"
+
+
+class Cell:
+    """Base class of networks: subclasses define `construct` and assign Parameters and child
+    Cells as attributes, which registers them.
+
+    Parameter names follow MindSpore: on the root cell a Parameter keeps an explicit name and an
+    unnamed one takes its attribute name; when a cell is assigned into a parent (with
+    `auto_prefix=True`) every parameter in it is renamed to its attribute path from the parent
+    (`inner.w`, `seq.0.weight`). A cell's own parameters are listed before its children's.
+
+    Args:
+        auto_prefix (bool): whether this cell renames the parameters of cells assigned into it.
+        flags (dict): extra attributes, set on the cell.
+
+    Cells start in eval mode (`training` is False): call `set_train()` to train.
+    """
+
+    def __init__(self, auto_prefix=True, flags=None):
+        d = self.__dict__
+        d["_params"] = OrderedDict()
+        d["_cells"] = OrderedDict()
+        d["_auto_prefix"] = auto_prefix
+        d["training"] = False
+        if flags:
+            for k, v in flags.items():
+                setattr(self, k, v)
+
+    # ---- registration -----------------------------------------------------------------------
+    def __setattr__(self, name, value):
+        d = self.__dict__
+        if "_params" not in d:
+            raise AttributeError(f"'{type(self).__name__}' has no parameter registry: call "
+                                 "super().__init__() in __init__ before assigning attributes")
+        params, cells = d["_params"], d["_cells"]
+        if isinstance(value, Parameter):
+            cells.pop(name, None)
+            params[name] = value
+            if value.name.startswith(_DEFAULT_NAME_PREFIX):
+                value.name = name
+        elif isinstance(value, Cell):
+            params.pop(name, None)
+            cells[name] = value
+            if self._auto_prefix:
+                for path, p in value.parameters_and_names():
+                    p.name = f"{name}.{path}"
+        elif isinstance(value, ParameterTuple):
+            for k, p in enumerate(value):
+                if p.name.startswith(_DEFAULT_NAME_PREFIX):
+                    p.name = f"{name}.{k}"
+            params.pop(name, None)
+            cells.pop(name, None)
+        else:
+            if name in params:
+                if value is not None:
+                    raise TypeError(f"For '{type(self).__name__}', the attribute '{name}' holds "
+                                    f"a Parameter and cannot be set to a "
+                                    f"{type(value).__name__}")
+                del params[name]
+            elif name in cells:
+                if value is not None:
+                    raise TypeError(f"For '{type(self).__name__}', the attribute '{name}' holds "
+                                    f"a Cell and cannot be set to a {type(value).__name__}")
+                del cells[name]
+        d[name] = value
+
+    def __delattr__(self, name):
+        self.__dict__["_params"].pop(name, None)
+        self.__dict__["_cells"].pop(name, None)
+        del self.__dict__[name]
+
+    def insert_param_to_cell(self, param_name, param, check_name_contain_dot=True):
+        """Add `param` as attribute `param_name`; the Parameter keeps its own name."""
+        if not isinstance(param_name, str) or not param_name:
+            raise KeyError(f"For 'insert_param_to_cell', 'param_name' must be a non-empty str, "
+                           f"but got {param_name!r}")
+        if check_name_contain_dot and "." in param_name:
+            raise KeyError(f"For 'insert_param_to_cell', 'param_name' must not contain '.': "
+                           f"{param_name!r}")
+        if not isinstance(param, Parameter) and param is not None:
+            raise TypeError(f"For 'insert_param_to_cell', 'param' must be a Parameter, but got "
+                            f"{type(param).__name__}")
+        if hasattr(self, param_name) and param_name not in self._params:
+            raise KeyError(f"For 'insert_param_to_cell', the attribute {param_name!r} already "
+                           "exists")
+        self._params[param_name] = param
+        self.__dict__[param_name] = param
+
+    def insert_child_to_cell(self, child_name, child_cell):
+        """Add `child_cell` as attribute `child_name` (renaming its parameters as assignment
+        does)."""
+        if not isinstance(child_name, str) or not child_name or "." in child_name:
+            raise KeyError(f"For 'insert_child_to_cell', 'child_name' must be a non-empty str "
+                           f"without '.', but got {child_name!r}")
+        if not isinstance(child_cell, Cell) and child_cell is not None:
+            raise TypeError(f"For 'insert_child_to_cell', 'child_cell' must be a Cell, but got "
+                            f"{type(child_cell).__name__}")
+        setattr(self, child_name, child_cell)
+
+    def update_parameters_name(self, prefix="", recurse=True):
+        """Prepend `prefix` to the name of every parameter."""
+        if not isinstance(prefix, str):
+            raise TypeError(f"For 'update_parameters_name', 'prefix' must be a str, got "
+                            f"{type(prefix).__name__}")
+        for p in self.get_parameters(expand=recurse):
+            p.name = prefix + p.name
+
+    # ---- traversal --------------------------------------------------------------------------
+    def parameters_and_names(self, name_prefix="", expand=True):
+        """(attribute path, Parameter) pairs: own parameters first, then children's, each
+        Parameter once."""
+        seen = set()
+        for path, cell in (self.cells_and_names(name_prefix) if expand else [(name_prefix, self)]):
+            for name, p in cell._params.items():
+                if p is None or id(p) in seen:
+                    continue
+                seen.add(id(p))
+                yield (f"{path}.{name}" if path else name), p
+
+    def get_parameters(self, expand=True):
+        """Every Parameter (children's too when `expand`)."""
+        for _, p in self.parameters_and_names(expand=expand):
+            yield p
+
+    def trainable_params(self, recurse=True):
+        """The Parameters with `requires_grad=True`, as a list."""
+        return [p for p in self.get_parameters(expand=recurse) if p.requires_grad]
+
+    def untrainable_params(self, recurse=True):
+        """The Parameters with `requires_grad=False` (BatchNorm statistics, frozen weights)."""
+        return [p for p in self.get_parameters(expand=recurse) if not p.requires_grad]
+
+    def parameters_dict(self, recurse=True):
+        """OrderedDict of parameter name -> Parameter."""
+        return OrderedDict((p.name, p) for p in self.get_parameters(expand=recurse))
+
+    def cells_and_names(self, cell_name_prefix=""):
+        """(path, Cell) pairs: ('', self) first, then descendants depth-first, each once."""
+        seen = set()
+        stack = [(cell_name_prefix, self)]
+        while stack:
+            path, cell = stack.pop()
+            if id(cell) in seen:
+                continue
+            seen.add(id(cell))
+            yield path, cell
+            children = [(f"{path}.{n}" if path else n, c) for n, c in cell._cells.items()
+                        if c is not None]
+            stack.extend(reversed(children))
+
+    def cells(self):
+        """The direct children."""
+        return [c for c in self._cells.values() if c is not None]
+
+    def name_cells(self):
+        """OrderedDict of direct child name -> Cell."""
+        return OrderedDict((n, c) for n, c in self._cells.items() if c is not None)
+
+    def get_flags(self):
+        return {}
+
+    # ---- modes ------------------------------------------------------------------------------
+    def set_train(self, mode=True):
+        """Set training mode on this cell and every descendant; returns self."""
+        for _, c in self.cells_and_names():
+            c.__dict__["training"] = bool(mode)
+        return self
+
+    def set_grad(self, requires_grad=True):
+        """Graph-mode knob in MindSpore; a no-op for a tape. Returns self."""
+        return self
+
+    # ---- calling ----------------------------------------------------------------------------
+    def construct(self, *args, **kwargs):
+        raise NotImplementedError(f"'{type(self).__name__}' must define construct()")
+
+    def __call__(self, *args, **kwargs):
+        for a in args:
+            if type(a) is np.ndarray:
+                raise TypeError(f"For '{type(self).__name__}', inputs must be Tensors, but got "
+                                "a NumPy array: wrap it with Tensor(...)")
+        return self.construct(*args, **kwargs)
+
+    # ---- printing ---------------------------------------------------------------------------
+    def extend_repr(self):
+        """Extra text inside this cell's repr, e.g. 'in_channels=2, out_channels=3'."""
+        return ""
+
+    def __repr__(self):
+        extra = self.extend_repr()
+        lines = extra.split("\n") if extra else []
+        children = [f"({n}): " + repr(c).replace("\n", "\n  ")
+                    for n, c in self._cells.items() if c is not None]
+        if not children and len(lines) <= 1:
+            return f"{type(self).__name__}({extra})"
+        return f"{type(self).__name__}(\n  " + "\n  ".join(lines + children) + "\n)"
+
+    def __getstate__(self):
+        return self.__dict__
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+

@@ -1,0 +1,23 @@
+"""`minispore.ops`: the functional API (`ops.matmul`, `ops.sum`, ...) and the Primitive classes
+users instantiate (`ops.Add()`, `ops.MatMul(transpose_b=True)`), one implementation underneath."""
+from . import function, operations
+from . import function as functional
+from . import _tensor_methods  # noqa: F401  (binds Tensor operators and methods)
+from .composite import GradOperation
+from .function import *  # noqa: F401,F403
+from .operations import *  # noqa: F401,F403
+from .operations import (Assign, Depend, Fill, Ones, OnesLike, OneHot, Rank, Shape, Size,
+                         Split, Zeros, ZerosLike)
+from .primitive import PRIMITIVES, Primitive, PrimitiveWithCheck, PrimitiveWithInfer, \
+    prim_attr_register
+from . import composite
+
+
+def depend(value, expr):
+    """Returns `value` (an execution-order hint in MindSpore's graph mode)."""
+    return value
+
+
+def assign(variable, value):
+    """Write `value` into Parameter `variable` in place; returns it."""
+    return Assign()(variable, value)

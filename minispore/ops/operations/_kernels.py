@@ -1,0 +1,191 @@
+"""NumPy kernels shared by primitives: IEEE evaluation without warnings, erf, axis handling."""
+import numpy as np
+
+# ---- quiet floating point -------------------------------------------------------------------------
+# log(0) = -inf and 0/0 = nan are the IEEE answers we promise, without NumPy's RuntimeWarnings.
+# np.errstate costs ~2 us per entry; setting the context variable it wraps costs ~0.25 us, so
+# only primitives that can raise floating-point flags in normal use (division, log, sqrt, pow,
+# exp) go through `quiet`, and the engine quiets each backward pass once as a whole.
+try:
+    from numpy._core._multiarray_umath import _extobj_contextvar, _make_extobj
+
+    _IGNORE = _make_extobj(all="ignore")
+    _set, _reset = _extobj_contextvar.set, _extobj_contextvar.reset
+
+    def quiet(f, *args):
+        """f(*args) with NumPy's floating-point warnings off."""
+        token = _set(_IGNORE)
+        try:
+            return f(*args)
+        finally:
+            _reset(token)
+
+    class quiet_region:
+        """Context manager: NumPy floating-point warnings off inside."""
+
+        __slots__ = ("_token",)
+
+        def __enter__(self):
+            self._token = _set(_IGNORE)
+
+        def __exit__(self, *exc):
+            _reset(self._token)
+            return False
+
+except ImportError:  # a NumPy without the context variable: the public, slower spelling
+    def quiet(f, *args):
+        with np.errstate(all="ignore"):
+            return f(*args)
+
+    def quiet_region():
+        return np.errstate(all="ignore")
+
+
+# ---- erf (W. J. Cody, "Rational Chebyshev approximations for the error function", 1969) ----------
+# Three rational approximations in float64: erf on |x| <= 0.46875, erfc on (0.46875, 4] and on
+# (4, inf) with exp(-x^2) split in two factors to keep its low bits. Accurate to about 1 ulp in
+# float64; float32 and float16 inputs are evaluated in float64 and rounded once.
+
+_A = (3.16112374387056560e00, 1.13864154151050156e02, 3.77485237685302021e02,
+      3.20937758913846947e03, 1.85777706184603153e-1)
+_B = (2.36012909523441209e01, 2.44024637934444173e02, 1.28261652607737228e03,
+      2.84423683343917062e03)
+_C = (5.64188496988670089e-1, 8.88314979438837594e00, 6.61191906371416295e01,
+      2.98635138197400131e02, 8.81952221241769090e02, 1.71204761263407058e03,
+      2.05107837782607147e03, 1.23033935479799725e03, 2.15311535474403846e-8)
+_D = (1.57449261107098347e01, 1.17693950891312499e02, 5.37181101862009858e02,
+      1.62138957456669019e03, 3.29079923573345963e03, 4.36261909014324716e03,
+      3.43936767414372164e03, 1.23033935480374942e03)
+_P = (3.05326634961232344e-1, 3.60344899949804439e-1, 1.25781726111229246e-1,
+      1.60837851487422766e-2, 6.58749161529837803e-4, 1.63153871373020978e-2)
+_Q = (2.56852019228982242e00, 1.87295284992346047e00, 5.27905102951428412e-1,
+      6.05183413124413191e-2, 2.33520497626869185e-3)
+_INV_SQRT_PI = 5.6418958354775628695e-1
+
+
+def _erfc_scaled_tail(y, ysq_split):
+    # exp(-y^2) * R(y), computed as exp(-t^2) * exp(-(y - t)(y + t)) with t = y truncated to 1/16.
+    return np.exp(-ysq_split * ysq_split) * np.exp(-(y - ysq_split) * (y + ysq_split))
+
+
+def _cody(x, complement):
+    """erf(x), or erfc(x) when `complement`, in float64."""
+    xd = np.asarray(x, np.float64)
+    y = np.abs(xd)
+    res = np.empty_like(xd)
+
+    small = y <= 0.46875
+    if small.any():
+        ys = y[small]
+        ysq = ys * ys
+        num, den = _A[4] * ysq, ysq
+        for i in range(3):
+            num = (num + _A[i]) * ysq
+            den = (den + _B[i]) * ysq
+        e = xd[small] * (num + _A[3]) / (den + _B[3])
+        res[small] = (0.5 - e) + 0.5 if complement else e
+
+    big = y > 0.46875  # NaN compares False: handled below
+    if big.any():
+        yb = y[big]
+        erfc = np.empty_like(yb)
+        mid = yb <= 4.0
+        ym = yb[mid]
+        num, den = _C[8] * ym, ym
+        for i in range(7):
+            num = (num + _C[i]) * ym
+            den = (den + _D[i]) * ym
+        erfc[mid] = (num + _C[7]) / (den + _D[7]) * _erfc_scaled_tail(ym, np.trunc(ym * 16) / 16)
+        yt = yb[~mid]
+        with np.errstate(all="ignore"):  # exp underflows to 0 past |x| ~ 26.5: exact here
+            inv = 1.0 / (yt * yt)
+            num, den = _P[5] * inv, inv
+            for i in range(4):
+                num = (num + _P[i]) * inv
+                den = (den + _Q[i]) * inv
+            r = inv * (num + _P[4]) / (den + _Q[4])
+            tail = (_INV_SQRT_PI - r) / yt * _erfc_scaled_tail(yt, np.trunc(yt * 16) / 16)
+        erfc[~mid] = np.where(np.isfinite(yt), tail, 0.0)
+        neg = xd[big] < 0
+        if complement:
+            res[big] = np.where(neg, 2.0 - erfc, erfc)
+        else:
+            res[big] = np.where(neg, -((0.5 - erfc) + 0.5), (0.5 - erfc) + 0.5)
+
+    nan = np.isnan(xd)
+    if nan.any():
+        res[nan] = np.nan
+    return res
+
+
+def _float_dtype(x):
+    return x.dtype if x.dtype.kind == "f" else np.dtype(np.float32)
+
+
+def erf(x):
+    """The error function, elementwise, in x's floating dtype."""
+    return _cody(x, False).astype(_float_dtype(x), copy=False)
+
+
+def erfc(x):
+    """1 - erf(x) without cancellation, elementwise, in x's floating dtype."""
+    return _cody(x, True).astype(_float_dtype(x), copy=False)
+
+
+# ---- axes ------------------------------------------------------------------------------------------
+
+def normalize_axes(axis, ndim, op):
+    """Tuple of non-negative reduction axes, or None for all; `()` and None both mean all."""
+    if axis is None:
+        return None
+    if isinstance(axis, (int, np.integer)) and not isinstance(axis, bool):
+        axes = (int(axis),)
+    elif isinstance(axis, (tuple, list)):
+        if len(axis) == 0:
+            return None
+        axes = tuple(axis)
+        for a in axes:
+            if not isinstance(a, (int, np.integer)) or isinstance(a, bool):
+                raise TypeError(f"For '{op}', 'axis' must be an int or a tuple of ints, "
+                                f"but got {axis!r}")
+    else:
+        raise TypeError(f"For '{op}', 'axis' must be an int or a tuple of ints, "
+                        f"but got {type(axis).__name__}")
+    out = []
+    for a in axes:
+        a = int(a)
+        if not -max(ndim, 1) <= a < max(ndim, 1):
+            raise ValueError(f"For '{op}', 'axis' {a} is out of range for a tensor of rank {ndim}")
+        out.append(a % ndim if ndim else 0)
+    if len(set(out)) != len(out):
+        raise ValueError(f"For '{op}', 'axis' repeats an axis: {axis!r}")
+    return tuple(sorted(out))
+
+
+def normalize_axis(axis, ndim, op, extra=0):
+    """One non-negative axis in [0, ndim + extra)."""
+    if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool):
+        raise TypeError(f"For '{op}', 'axis' must be an int, but got {type(axis).__name__}")
+    n = ndim + extra
+    if not -n <= axis < n:
+        raise ValueError(f"For '{op}', 'axis' {axis} is out of range [{-n}, {n})")
+    return int(axis) % n
+
+
+def keep_shape(shape, axes):
+    """`shape` with the reduced `axes` (None: all) kept as size 1."""
+    if axes is None:
+        return (1,) * len(shape)
+    return tuple(1 if i in axes else n for i, n in enumerate(shape))
+
+
+def sum_to_array(g, shape):
+    """Sum g down to `shape`, undoing NumPy broadcasting."""
+    if g.shape == shape:
+        return g
+    lead = g.ndim - len(shape)
+    if lead < 0:  # a value broadcast with extra leading 1s (setitem): same elements
+        return g.reshape(shape)
+    axes = tuple(range(lead)) + tuple(
+        lead + i for i, n in enumerate(shape) if n == 1 and g.shape[lead + i] != 1)
+    return g.sum(axis=axes, keepdims=True).reshape(shape) if axes else g.reshape(shape)

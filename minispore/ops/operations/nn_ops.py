@@ -1,0 +1,177 @@
+"""Neural-network primitives: activations, softmax family, losses that need fused numerics."""
+import numpy as np
+
+from ..._autodiff.tape import apply, call1, wrap
+from ...common.tensor import Tensor
+from ..primitive import Primitive, Unary, register
+from . import math_ops as M
+from ._kernels import normalize_axis, quiet
+
+
+_ZEROS = {}
+
+
+def _zero(dt):
+    """A cached 0-d zero of dtype dt (NumPy's Python-scalar path costs ~300 ns more)."""
+    z = _ZEROS.get(dt)
+    if z is None:
+        z = _ZEROS[dt] = np.zeros((), dt)
+    return z
+
+
+@register
+class ReLU(Unary):
+    """max(x, 0).  dx = ReluGrad(dout, out) = dout where out > 0 (so relu'(0) = 0)."""
+
+    saves = ("out",)
+
+    def forward(self, x):
+        return np.maximum(x, _zero(x.dtype))
+
+    def bprop(self, saved, dout, needs):
+        return (relu_grad(dout, saved[0]),)
+
+
+@register
+class ReluGrad(Primitive):
+    """dout where out > 0, else 0.  d_dout = ReluGrad(g, out); no gradient into out (a mask)."""
+
+    inputs = ("dout", "out")
+    saves = ("out",)
+
+    def forward(self, dout, out):
+        return np.where(out > _zero(out.dtype), dout, _zero(dout.dtype))
+
+    def bprop(self, saved, g, needs):
+        return relu_grad(g, saved[0]), None
+
+
+@register
+class Softmax(Primitive):
+    """exp(x - max) / sum(exp(x - max)) along `axis`.  dx = out * (dout - sum(dout * out))."""
+
+    saves = ("out",)
+
+    def __init__(self, axis=-1):
+        super().__init__()
+        self.axis = axis
+
+    def forward(self, x):
+        axis = normalize_axis(self.axis, x.ndim, "Softmax") if x.ndim else None
+        return quiet(_softmax, x, axis)
+
+    def bprop(self, saved, dout, needs):
+        out = saved[0]
+        axis = self.axis if out.ndim else None
+        return (out * (dout - M.reduce_sum(dout * out, axis, True)),)
+
+
+def _softmax(x, axis):
+    m = np.max(x, axis=axis, keepdims=True)
+    e = np.exp(x - np.where(np.isfinite(m), m, 0))
+    return e / np.sum(e, axis=axis, keepdims=True)
+
+
+@register
+class LogSoftmax(Primitive):
+    """x - logsumexp(x) along `axis`.  dx = dout - exp(out) * sum(dout)."""
+
+    saves = ("out",)
+
+    def __init__(self, axis=-1):
+        super().__init__()
+        self.axis = axis
+
+    def forward(self, x):
+        axis = normalize_axis(self.axis, x.ndim, "LogSoftmax") if x.ndim else None
+        return quiet(_log_softmax, x, axis)
+
+    def bprop(self, saved, dout, needs):
+        out = saved[0]
+        axis = self.axis if out.ndim else None
+        return (dout - M.exp(out) * M.reduce_sum(dout, axis, True),)
+
+
+def _log_softmax(x, axis):
+    m = np.max(x, axis=axis, keepdims=True)
+    shifted = x - np.where(np.isfinite(m), m, 0)
+    return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
+
+
+def _softplus_neg(x):
+    """log(1 + exp(-x)) without overflow: log1p(exp(-|x|)) + max(-x, 0)."""
+    return np.log1p(np.exp(-np.abs(x))) + np.maximum(-x, 0)
+
+
+@register
+class BCEWithLogits(Primitive):
+    """Elementwise binary cross-entropy on logits x, labels y, `weight` w, `pos_weight` p:
+    w * ((1 - y) * x + (1 + (p - 1) * y) * softplus(-x)), finite for any x.
+    dx = w * ((1 - y) - (1 + (p - 1) y) * sigmoid(-x));  dy = w * (-x + (p - 1) * softplus(-x));
+    dw = loss / w;  dp = w * y * softplus(-x)."""
+
+    inputs = ("x", "y", "weight", "pos_weight")
+    saves = ("x", "y", "weight", "pos_weight")
+
+    def forward(self, x, y, weight, pos_weight):
+        sp = _softplus_neg(x)
+        coef = 1 + (pos_weight - 1) * y
+        return ((1 - y) * x + coef * sp) * weight
+
+    def bprop(self, saved, dout, needs):
+        x, y, w, p = saved
+        coef = (p - 1) * y + 1
+        sig_neg = call1(_SIGMOID, -x)
+        dx = dout * w * ((1 - y) - coef * sig_neg) if needs[0] else None
+        sp = softplus(-x) if (needs[1] or needs[2] or needs[3]) else None
+        dy = dout * w * ((p - 1) * sp - x) if needs[1] else None
+        dw = dout * ((1 - y) * x + coef * sp) if needs[2] else None
+        dp = dout * w * y * sp if needs[3] else None
+        return dx, dy, dw, dp
+
+
+@register
+class Softplus(Unary):
+    """log(1 + exp(x)), without overflow.  dx = dout * sigmoid(x)."""
+
+    saves = ("x",)
+
+    def forward(self, x):
+        return quiet(_softplus_neg, -x)
+
+    def bprop(self, saved, dout, needs):
+        return (dout * call1(_SIGMOID, saved[0]),)
+
+
+@register
+class StopGradient(Unary):
+    """Identity forward; no gradient flows back."""
+
+    differentiable = False
+
+    def forward(self, x):
+        return x
+
+    def bprop(self, saved, dout, needs):
+        return (None,)
+
+
+_RELU_GRAD, _SOFTPLUS, _SIGMOID = ReluGrad(), Softplus(), M.Sigmoid()
+
+
+def relu_grad(dout, out):
+    return apply(_RELU_GRAD, (dout, out))
+
+
+def softplus(x):
+    return call1(_SOFTPLUS, x)
+
+
+def stop_gradient(x):
+    """x as a constant: the same values, no gradient (a new Tensor sharing memory)."""
+    if isinstance(x, Tensor):
+        return wrap(x._data)
+    if isinstance(x, (tuple, list)):
+        return type(x)(stop_gradient(v) for v in x)
+    return x
+
