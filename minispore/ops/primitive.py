@@ -118,6 +118,9 @@ def _dtype(v):
 
 
 def _make_savers(cls):
+    if cls.inputs != "*" and "out" in cls.inputs:
+        raise ValueError(f"{cls.__name__}: an input may not be named 'out', which `saves` "
+                         "reserves for the primitive's output")
     # Like namedtuple and dataclasses, compile tiny functions once per class: the savers run on
     # every recorded call, and a generic loop over `saves` costs several times a tuple display.
     inputs = cls.inputs if cls.inputs != "*" else ()

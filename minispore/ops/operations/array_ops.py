@@ -366,6 +366,8 @@ class GatherGrad(Primitive):
 
 
 def _is_basic(index):
+    if type(index) is not tuple:
+        index = (index,)
     return all(isinstance(i, (int, slice)) or i is None or i is Ellipsis for i in index)
 
 
@@ -466,6 +468,8 @@ class Pad(Primitive):
         crop = tuple(slice(max(-b, 0), x.shape[i] - max(-a, 0) if a < 0 else None)
                      for i, (b, a) in enumerate(paddings))
         pos = tuple((max(b, 0), max(a, 0)) for b, a in paddings)
+        if not pos:
+            return x.copy()
         return np.pad(x[crop], pos, mode="constant", constant_values=value)
 
     def bprop(self, saved, dout, needs):

@@ -22,6 +22,11 @@ def _const(arr):
     return wrap(arr)
 
 
+def _writable(a):
+    """`a` as an ndarray we may write into (NumPy returns scalars for 0-d results)."""
+    return a if type(a) is np.ndarray else np.array(a)
+
+
 def _data(v):
     return v._data if isinstance(v, Tensor) else v
 
@@ -135,7 +140,7 @@ class Pow(Binary):
 def _tie_weights(x, y, dt):
     """Weights of x in max(x, y): 1 where x wins, 0.5 on ties, 0 where y wins (constant)."""
     a, b = np.broadcast_arrays(_data(x), _data(y))
-    w = (a > b).astype(dt)
+    w = _writable((a > b).astype(dt))
     w[a == b] = 0.5
     return _const(w)
 
@@ -162,7 +167,7 @@ class Minimum(Binary):
 
     def bprop(self, saved, dout, needs):
         x, y = saved
-        wy = _tie_weights(y, x, dout._data.dtype)
+        wy = _tie_weights(x, y, dout._data.dtype)  # y is the minimum where x > y
         return (dout * (1 - wy) if needs[0] else None), (dout * wy if needs[1] else None)
 
 
@@ -601,21 +606,21 @@ class Tanh(_FloatUnary):
 
 @register
 class TanhGrad(Primitive):
-    """dout * (1 - out^2).  d_out = -2 * g * dout * out;  d_dout = TanhGrad(out, g)."""
+    """dy * (1 - y^2), y = tanh(x).  d_y = -2 * g * dy * y;  d_dy = TanhGrad(y, g)."""
 
-    inputs = ("out", "dout")
-    saves = ("out", "dout")
+    inputs = ("y", "dy")
+    saves = ("y", "dy")
 
-    def forward(self, out, dout):
-        t = np.multiply(out, out)
+    def forward(self, y, dy):
+        t = _writable(np.multiply(y, y))
         np.subtract(1, t, out=t)
-        np.multiply(t, dout, out=t)
+        np.multiply(t, dy, out=t)
         return t
 
     def bprop(self, saved, g, needs):
-        out, dout = saved
-        return ((g * dout * out * -2) if needs[0] else None,
-                tanh_grad(out, g) if needs[1] else None)
+        y, dy = saved
+        return ((g * dy * y * -2) if needs[0] else None,
+                tanh_grad(y, g) if needs[1] else None)
 
 
 def _sigmoid(x):
@@ -637,21 +642,21 @@ class Sigmoid(_FloatUnary):
 
 @register
 class SigmoidGrad(Primitive):
-    """dout * out * (1 - out).  d_out = g * dout * (1 - 2 out);  d_dout = SigmoidGrad(out, g)."""
+    """dy * y * (1 - y), y = sigmoid(x).  d_y = g * dy * (1 - 2 y);  d_dy = SigmoidGrad(y, g)."""
 
-    inputs = ("out", "dout")
-    saves = ("out", "dout")
+    inputs = ("y", "dy")
+    saves = ("y", "dy")
 
-    def forward(self, out, dout):
-        t = np.subtract(1, out)
-        np.multiply(t, out, out=t)
-        np.multiply(t, dout, out=t)
+    def forward(self, y, dy):
+        t = _writable(np.subtract(1, y))
+        np.multiply(t, y, out=t)
+        np.multiply(t, dy, out=t)
         return t
 
     def bprop(self, saved, g, needs):
-        out, dout = saved
-        return ((g * dout * (1 - out * 2)) if needs[0] else None,
-                sigmoid_grad(out, g) if needs[1] else None)
+        y, dy = saved
+        return ((g * dy * (1 - y * 2)) if needs[0] else None,
+                sigmoid_grad(y, g) if needs[1] else None)
 
 
 # ================================ where, clip, cast ==============================================
@@ -1233,12 +1238,12 @@ def cosh(x):
     return call1(_COSH, x)
 
 
-def tanh_grad(out, dout):
-    return apply(_TANH_GRAD, (out, dout))
+def tanh_grad(y, dy):
+    return apply(_TANH_GRAD, (y, dy))
 
 
-def sigmoid_grad(out, dout):
-    return apply(_SIGMOID_GRAD, (out, dout))
+def sigmoid_grad(y, dy):
+    return apply(_SIGMOID_GRAD, (y, dy))
 
 
 def prod_others(x, axes):

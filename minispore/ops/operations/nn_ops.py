@@ -34,13 +34,13 @@ class ReLU(Unary):
 
 @register
 class ReluGrad(Primitive):
-    """dout where out > 0, else 0.  d_dout = ReluGrad(g, out); no gradient into out (a mask)."""
+    """dy where y > 0, else 0 (y = relu(x)).  d_dy = ReluGrad(g, y); no gradient into y (a mask)."""
 
-    inputs = ("dout", "out")
-    saves = ("out",)
+    inputs = ("dy", "y")
+    saves = ("y",)
 
-    def forward(self, dout, out):
-        return np.where(out > _zero(out.dtype), dout, _zero(dout.dtype))
+    def forward(self, dy, y):
+        return np.where(y > _zero(y.dtype), dy, _zero(dy.dtype))
 
     def bprop(self, saved, g, needs):
         return relu_grad(g, saved[0]), None
@@ -159,8 +159,8 @@ class StopGradient(Unary):
 _RELU_GRAD, _SOFTPLUS, _SIGMOID = ReluGrad(), Softplus(), M.Sigmoid()
 
 
-def relu_grad(dout, out):
-    return apply(_RELU_GRAD, (dout, out))
+def relu_grad(dy, y):
+    return apply(_RELU_GRAD, (dy, y))
 
 
 def softplus(x):
