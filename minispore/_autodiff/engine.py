@@ -3,19 +3,21 @@ import numpy as np
 
 from ..common.tensor import Tensor
 from . import tape as _tape
-from .tape import Tape, _state, wrap
+from .._quiet import quiet_region
+from .tape import _state, wrap
 
 _NEEDS1 = (True,)
 _NEEDS2 = (None, (True, False), (False, True), (True, True))
 
 
-def _unbroadcast_and_cast(g, shape, dtype):
+def _fit(g, shape, dtype):
+    """g summed back to `shape` and cast to `dtype` (undoing broadcasting and promotion)."""
     from ..ops.operations.array_ops import sum_to
-    from ..ops.operations.math_ops import cast_np
+    from ..ops.operations.math_ops import cast
     if g._data.shape != shape:
         g = sum_to(g, shape)
-    if g._data.dtype is not dtype and g._data.dtype != dtype:
-        g = cast_np(g, dtype)
+    if g._data.dtype != dtype:
+        g = cast(g, dtype)
     return g
 
 
@@ -23,74 +25,81 @@ def backward(tape, start, roots, nested):
     """Walk `tape.nodes[start:]` in reverse from `roots` [(slot, sensitivity Tensor)].
 
     Returns the list of accumulated gradients per slot (Tensors or None). When `nested`, an outer
-    transform is recording: bprops record their ops and nothing is freed; otherwise each node's
-    saved values are dropped as soon as its bprop has run, and gradient buffers that the walk
-    owns are accumulated in place.
+    transform is recording: bprops record their ops and nothing is freed; otherwise each node is
+    dropped (with what it saved) as soon as its bprop has run, and gradient buffers that the walk
+    allocated itself are accumulated in place.
     """
-    shapes, dtypes, nodes = tape.shapes, tape.dtypes, tape.nodes
-    grads = [None] * len(shapes)
-    owned = bytearray(len(shapes))  # 1 where grads[slot] is a buffer this walk allocated
+    with quiet_region():
+        return _walk(tape, start, roots, nested)
 
-    def accumulate(slot, g):
-        # Hot: shape and dtype checks first, the rest only on mismatch.
-        d = g._data
-        if d.shape != shapes[slot] or d.dtype is not dtypes[slot]:
-            g = _unbroadcast_and_cast(g, shapes[slot], dtypes[slot])
-            d = g._data
+
+def _walk(tape, start, roots, nested):
+    nodes = tape.nodes
+    grads = [None] * tape.n_slots
+    owned = bytearray(tape.n_slots)  # 1 where grads[slot] is a buffer this walk allocated
+
+    def add(slot, g):
         cur = grads[slot]
         if cur is None:
             grads[slot] = g
         elif nested:
             grads[slot] = cur + g
         elif owned[slot]:
-            np.add(cur._data, d, out=cur._data)
+            np.add(cur._data, g._data, out=cur._data)
         else:
-            grads[slot] = wrap(cur._data + d)
+            grads[slot] = wrap(cur._data + g._data)
             owned[slot] = 1
 
     for slot, sens in roots:
-        accumulate(slot, sens)
+        add(slot, sens)
 
     clock = _tape._clock
     for i in range(len(nodes) - 1, start - 1, -1):
-        prim, ins, out, saved, epoch = nodes[i]
+        prim, ins, out, saved, epoch, meta = nodes[i]
         if type(out) is int:
             dout = grads[out]
             if dout is None:
                 continue
             grads[out] = None
         else:
-            dout = _gather_multi(grads, out, shapes, dtypes)
+            dout = _gather_multi(grads, out)
             if dout is None:
                 continue
         if epoch != clock:  # something was written in place since this node ran
             _check_versions(prim, saved, epoch)
-        n = len(ins)
-        needs = _NEEDS1 if n == 1 else _NEEDS2[(ins[0] >= 0) | ((ins[1] >= 0) << 1)] \
-            if n == 2 else tuple([s >= 0 for s in ins])
-        gs = prim.bprop(saved, dout, needs)
-        if n == 1:
-            g = gs[0]
+        if len(ins) == 1:
+            g = prim.bprop(saved, dout, _NEEDS1)[0]
             if g is not None:
-                accumulate(ins[0], g)
+                if meta is not None:
+                    g = _fit(g, *meta[0])
+                add(ins[0], g)
         else:
-            for slot, g in zip(ins, gs):
-                if slot >= 0 and g is not None:
-                    accumulate(slot, g)
+            needs = _NEEDS2[(ins[0] >= 0) | ((ins[1] >= 0) << 1)] if len(ins) == 2 else \
+                tuple([s >= 0 for s in ins])
+            gs = prim.bprop(saved, dout, needs)
+            for k, slot in enumerate(ins):
+                if slot >= 0:
+                    g = gs[k]
+                    if g is not None:
+                        if meta is not None:
+                            g = _fit(g, *meta[k])
+                        add(slot, g)
         if not nested:
             nodes[i] = None  # frees what the node saved
     return grads
 
 
-def _gather_multi(grads, out, shapes, dtypes):
-    douts = [grads[s] if s >= 0 else None for s in out]
+def _gather_multi(grads, out):
+    """The tuple of output gradients of a multi-output node (zeros where only some arrived);
+    None when none did."""
+    douts = [grads[s] if s >= 0 else None for s, _, _ in out]
     if all(d is None for d in douts):
         return None
-    for k, s in enumerate(out):
+    for k, (s, shape, dtype) in enumerate(out):
         if s >= 0:
             grads[s] = None
             if douts[k] is None:
-                douts[k] = wrap(np.zeros(shapes[s], dtypes[s]))
+                douts[k] = wrap(np.zeros(shape, dtype))
     return tuple(douts)
 
 
@@ -112,19 +121,16 @@ class _Session:
     __slots__ = ("tape", "outer", "added_params")
 
     def __enter__(self):
-        outer = _state.tape
-        tape = outer if outer is not None else Tape()
-        tape.depth += 1
-        self.tape, self.outer, self.added_params = tape, outer, []
-        _state.tape = tape
+        self.outer = _state.tape
+        self.tape = _tape.begin_transform(self.outer)
+        self.added_params = []
         return self
 
     def __exit__(self, *exc):
         tape = self.tape
         for p in self.added_params:
             del tape.params[id(p)]
-        tape.depth -= 1
-        _state.tape = self.outer
+        _tape.end_transform(tape, self.outer)
         self.tape = self.added_params = None
         return False
 
@@ -137,14 +143,14 @@ class _Session:
             _tape.record_node(tape, _IDENTITY, (t._slot,), w, ())
         else:
             w._tape = tape.token
-            w._slot = tape.new_slot(t._data)
+            w._slot = tape.new_slot()
         return w
 
     def track_param(self, p):
         tape = self.tape
         slot = tape.params.get(id(p))
         if slot is None:
-            slot = tape.params[id(p)] = tape.new_slot(p._data)
+            slot = tape.params[id(p)] = tape.new_slot()
             self.added_params.append(p)
         return slot
 
@@ -238,7 +244,14 @@ def _zeros_like_array(a):
 
 def _result_grad(grads, slot, like):
     g = grads[slot] if slot is not None else None
-    return g if g is not None else _zeros_like_array(like)
+    if g is None:
+        return _zeros_like_array(like)
+    if g._data.shape != like.shape or g._data.dtype != like.dtype:
+        # A bprop returned a wrongly shaped gradient: never hand it to the user.
+        raise RuntimeError(f"internal error: a gradient of shape {g._data.shape} and dtype "
+                           f"{g._data.dtype} was computed for an input of shape {like.shape} and "
+                           f"dtype {like.dtype}")
+    return g
 
 
 def _stop(o):

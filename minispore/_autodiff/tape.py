@@ -1,10 +1,12 @@
 """The tape: thread-local recording state, the paths that run a primitive and record it, and the
 write clock behind tensor version counters.
 
-A node is the tuple `(prim, ins, out, saved, epoch)`: the primitive, the slots of its inputs
-(-1 for constants), its output slot (a tuple of slots for several outputs), what its bprop reads,
-and the write clock when it ran. Tuples, not a class: a slotted Node costs ~200 ns to build, a
-tuple ~50 ns, and a node is built for every recorded primitive call.
+A node is the tuple `(prim, ins, out, saved, epoch, meta)`: the primitive; the slots of its inputs
+(-1 for constants); its output slot (for several outputs, a tuple of (slot, shape, dtype), slot -1
+for outputs without gradient); what its bprop reads; the write clock when it ran; and, only for
+nodes whose bprop may return a broadcast shape or promoted dtype, the (shape, dtype) of each input
+so the engine can sum and cast gradients back (None otherwise). Tuples, not a class: a slotted
+Node costs ~200 ns to build, a tuple ~50 ns, and one is built for every recorded call.
 """
 import threading
 
@@ -24,34 +26,57 @@ class _State(threading.local):
 
 _state = _State()
 
+# How many transforms are running, in any thread. While it is 0 no op looks at the thread-local
+# state at all (perf: that lookup is ~40 ns of a ~1 us op).
+_active = 0
+_active_lock = threading.Lock()
+
 
 class Tape:
     """The record of one outermost gradient transform, shared by transforms nested in it."""
 
-    __slots__ = ("token", "nodes", "shapes", "dtypes", "params", "depth")
+    __slots__ = ("token", "nodes", "n_slots", "params", "depth")
 
     def __init__(self):
         self.token = object()  # what recorded tensors carry: it keeps nothing else alive
         self.nodes = []
-        self.shapes = []  # per slot: the shape and dtype of the value it names
-        self.dtypes = []
+        self.n_slots = 0
         self.params = {}  # id(Parameter) -> slot, for the weights of the active transforms
         self.depth = 0  # transforms currently sharing this tape
 
-    def new_slot(self, arr):
-        self.shapes.append(arr.shape)
-        self.dtypes.append(arr.dtype)
-        return len(self.shapes) - 1
+    def new_slot(self):
+        s = self.n_slots
+        self.n_slots = s + 1
+        return s
+
+
+def begin_transform(outer):
+    """The tape for a new transform: the outer transform's, or a fresh one."""
+    global _active
+    with _active_lock:
+        _active += 1
+    tape = outer if outer is not None else Tape()
+    tape.depth += 1
+    _state.tape = tape
+    return tape
+
+
+def end_transform(tape, outer):
+    global _active
+    tape.depth -= 1
+    _state.tape = outer
+    with _active_lock:
+        _active -= 1
 
 
 def recording():
     """The tape this thread records on, or None."""
-    return _state.tape
+    return _state.tape if _active else None
 
 
 class pause_recording:
-    """Context manager: run without recording (what `stop_gradient` regions and first-order
-    backward passes use). Re-entrant and thread-local."""
+    """Context manager: run without recording (first-order backward passes, `no_grad` regions).
+    Re-entrant and thread-local."""
 
     __slots__ = ("_saved",)
 
@@ -97,7 +122,9 @@ def wrap(arr):
     return t
 
 
-def _wrap_out(out, tape, slot):
+def _tracked(out, tape):
+    slot = tape.n_slots
+    tape.n_slots = slot + 1
     t = _new(Tensor)
     t._data = out
     t._tape = tape.token
@@ -108,11 +135,13 @@ def _wrap_out(out, tape, slot):
 
 # ---- Python scalars as operands -----------------------------------------------------------------
 # NumPy's path for a Python float operand costs ~300 ns more than a 0-d array of the tensor's dtype,
-# so scalars are converted once and cached per dtype. Zeros are not cached (-0.0 == 0.0 would share
-# an entry), nor NaN (never equal to itself); the cache is cleared when it grows past a bound.
+# so scalars are converted once and cached per result dtype. Zeros are not cached (-0.0 == 0.0 would
+# share an entry), nor NaN (never equal to itself); a cache is cleared when it grows past a bound.
 
 _scalar_cache = {}
 _SCALAR_TYPES = (float, int, bool)
+_FLOAT_SCALARS = {np.dtype(t): _scalar_cache.setdefault(np.dtype(t), {})
+                  for t in (np.float16, np.float32, np.float64)}
 
 
 def scalar_array(value, dt):
@@ -130,6 +159,9 @@ def scalar_array(value, dt):
                 cache.clear()
             cache[value] = arr
     return arr
+
+
+_NP_SCALAR_PYTYPE = {"b": bool, "i": int, "u": int, "f": float}
 
 
 def _scalar_operand(prim, a, value):
@@ -150,30 +182,48 @@ def _scalar_operand(prim, a, value):
     return a, scalar_array(value, dt)
 
 
-_NP_SCALAR_PYTYPE = {"b": bool, "i": int, "u": int, "f": float}
-
-
 # ---- the call paths ------------------------------------------------------------------------------
 # Specialised one- and two-input paths without *args packing: the generic path costs several times
-# more per call. Each checks for a recording tape once, and records only if an input is tracked.
+# more per call. Each looks at the recording state once, and records only if an input is tracked.
 
 def call1(prim, x):
-    """Run one-input primitive `prim` on Tensor `x`."""
+    """Run one-input, shape- and dtype-preserving primitive `prim` on Tensor `x`."""
     out = prim.forward(x._data)
     if type(out) is not _ndarray:  # NumPy gives scalars for 0-d results; keep arrays
         out = _asarray(out)
-    tape = _state.tape
-    if tape is None or x._tape is not tape.token or not prim.differentiable:
-        t = _new(Tensor)
-        t._data = out
-        t._tape = None
-        t._version = 0
-        return t
-    slot = len(tape.shapes)
-    tape.shapes.append(out.shape)
-    tape.dtypes.append(out.dtype)
-    t = _wrap_out(out, tape, slot)
-    tape.nodes.append((prim, (x._slot,), slot, prim._save1(x, t), _clock))
+    if _active:
+        tape = _state.tape
+        if tape is not None and x._tape is tape.token and prim.differentiable:
+            t = _tracked(out, tape)
+            tape.nodes.append((prim, (x._slot,), t._slot, prim._save1(x, t), _clock, None))
+            return t
+    t = _new(Tensor)
+    t._data = out
+    t._tape = None
+    t._version = 0
+    return t
+
+
+def call2(prim, x, y):
+    """Run two-input primitive `prim` on Tensors of one shape and dtype (no promotion; the
+    backward `*Grad` primitives)."""
+    out = prim.forward(x._data, y._data)
+    if type(out) is not _ndarray:
+        out = _asarray(out)
+    if _active:
+        tape = _state.tape
+        if tape is not None:
+            tok = tape.token
+            sx = x._slot if x._tape is tok else -1
+            sy = y._slot if y._tape is tok else -1
+            if sx >= 0 or sy >= 0:
+                t = _tracked(out, tape)
+                tape.nodes.append((prim, (sx, sy), t._slot, prim._save2(x, y, t), _clock, None))
+                return t
+    t = _new(Tensor)
+    t._data = out
+    t._tape = None
+    t._version = 0
     return t
 
 
@@ -201,23 +251,81 @@ def binary(prim, x, y):
     out = prim.forward(a, b)
     if type(out) is not _ndarray:
         out = _asarray(out)
-    tape = _state.tape
-    if tape is not None and prim.differentiable:
-        tok = tape.token
-        sx = x._slot if isinstance(x, Tensor) and x._tape is tok else -1
-        sy = y._slot if isinstance(y, Tensor) and y._tape is tok else -1
-        if sx >= 0 or sy >= 0:
-            slot = len(tape.shapes)
-            tape.shapes.append(out.shape)
-            tape.dtypes.append(out.dtype)
-            t = _wrap_out(out, tape, slot)
-            tape.nodes.append((prim, (sx, sy), slot, prim._save2(x, y, t), _clock))
-            return t
+    if _active:
+        tape = _state.tape
+        if tape is not None and prim.differentiable:
+            t = _record_binary(tape, prim, x, y, out)
+            if t is not None:
+                return t
     t = _new(Tensor)
     t._data = out
     t._tape = None
     t._version = 0
     return t
+
+
+def _record_binary(tape, prim, x, y, out):
+    """Record a binary node if an operand is tracked; returns the output Tensor or None."""
+    tok = tape.token
+    x_is_t = isinstance(x, Tensor)
+    y_is_t = isinstance(y, Tensor)
+    sx = x._slot if x_is_t and x._tape is tok else -1
+    sy = y._slot if y_is_t and y._tape is tok else -1
+    if sx < 0 and sy < 0:
+        return None
+    meta = None
+    od = out.dtype
+    if x_is_t and y_is_t:
+        a, b = x._data, y._data
+        if a.shape != b.shape or a.dtype is not od or b.dtype is not od:
+            meta = ((a.shape, a.dtype), (b.shape, b.dtype))
+    else:  # one Python scalar: the tensor's gradient has out's shape, maybe not its dtype
+        a = x._data if x_is_t else y._data
+        if a.dtype is not od:
+            meta = ((a.shape, a.dtype), None) if x_is_t else (None, (a.shape, a.dtype))
+    t = _tracked(out, tape)
+    tape.nodes.append((prim, (sx, sy), t._slot, prim._save2(x, y, t), _clock, meta))
+    return t
+
+
+def binary_operator(prim, reflected=False):
+    """A Tensor operator method for binary `prim` (`__mul__`, or `__rmul__` when `reflected`).
+
+    perf: one Python call per operator. Same-dtype tensors, and Python numbers on float tensors,
+    go straight to the ufunc; every other operand takes `binary`.
+    """
+    fwd = prim.forward
+    diff = prim.differentiable
+
+    def op(self, other):
+        a = self._data
+        tv = type(other)
+        if tv is float or tv is int:
+            cache = _FLOAT_SCALARS.get(a.dtype)
+            b = cache.get(other) if cache is not None else None
+            if b is None:
+                return binary(prim, other, self) if reflected else binary(prim, self, other)
+        elif isinstance(other, Tensor) and other._data.dtype is a.dtype:
+            b = other._data
+        else:
+            return binary(prim, other, self) if reflected else binary(prim, self, other)
+        out = fwd(b, a) if reflected else fwd(a, b)
+        if type(out) is not _ndarray:
+            out = _asarray(out)
+        if _active:
+            tape = _state.tape
+            if tape is not None and diff:
+                t = (_record_binary(tape, prim, other, self, out) if reflected else
+                     _record_binary(tape, prim, self, other, out))
+                if t is not None:
+                    return t
+        t = _new(Tensor)
+        t._data = out
+        t._tape = None
+        t._version = 0
+        return t
+
+    return op
 
 
 def apply(prim, args):
@@ -232,43 +340,46 @@ def apply(prim, args):
         out = tuple([o if type(o) is _ndarray else _asarray(o) for o in out])
     elif type(out) is not _ndarray:
         out = _asarray(out)
-    tape = _state.tape
-    if tape is not None and prim.differentiable:
-        tok = tape.token
-        ins = tuple([a._slot if isinstance(a, Tensor) and a._tape is tok else -1 for a in args])
-        if max(ins, default=-1) >= 0:
-            return _record(tape, prim, args, ins, out)
+    if _active:
+        tape = _state.tape
+        if tape is not None and prim.differentiable:
+            tok = tape.token
+            ins = tuple([a._slot if isinstance(a, Tensor) and a._tape is tok else -1
+                         for a in args])
+            if max(ins, default=-1) >= 0:
+                return _record(tape, prim, args, ins, out)
     if type(out) is tuple:
         return tuple([wrap(o) for o in out])
     return wrap(out)
 
 
 def _record(tape, prim, args, ins, out):
+    meta = tuple([(a._data.shape, a._data.dtype) if isinstance(a, Tensor) else None
+                  for a in args]) if prim.broadcasts else None
     if type(out) is tuple:
         outs, slots = [], []
         for o in out:
             if o.dtype.kind in "fc":
-                s = tape.new_slot(o)
-                outs.append(_wrap_out(o, tape, s))
+                t = _tracked(o, tape)
+                slots.append((t._slot, o.shape, o.dtype))
             else:
-                s = -1
-                outs.append(wrap(o))
-            slots.append(s)
+                t = wrap(o)
+                slots.append((-1, o.shape, o.dtype))
+            outs.append(t)
         t = tuple(outs)
-        tape.nodes.append((prim, ins, tuple(slots), prim.save(args, t), _clock))
+        tape.nodes.append((prim, ins, tuple(slots), prim.save(args, t), _clock, meta))
         return t
     if out.dtype.kind not in "fc":
         return wrap(out)
-    slot = tape.new_slot(out)
-    t = _wrap_out(out, tape, slot)
-    tape.nodes.append((prim, ins, slot, prim.save(args, t), _clock))
+    t = _tracked(out, tape)
+    tape.nodes.append((prim, ins, t._slot, prim.save(args, t), _clock, meta))
     return t
 
 
 def record_node(tape, prim, ins, out_tensor, saved):
-    """Append a node whose output Tensor was made by the caller (leaf wrappers, hooks)."""
-    slot = tape.new_slot(out_tensor._data)
+    """Append a node whose output Tensor was made by the caller (leaf links, hooks)."""
+    slot = tape.new_slot()
     out_tensor._tape = tape.token
     out_tensor._slot = slot
-    tape.nodes.append((prim, ins, slot, saved, _clock))
+    tape.nodes.append((prim, ins, slot, saved, _clock, None))
     return slot

@@ -1,13 +1,12 @@
 """Tensor operators and methods, bound onto Tensor once at import (the one upward link of L0)."""
 import numpy as np
 
-from .._autodiff.tape import _state, apply, binary, bump_version, call1
+from .._autodiff.tape import _state, apply, binary, binary_operator, bump_version, call1
 from ..common import dtype as mstype
 from ..common.parameter import Parameter
 from ..common.tensor import Tensor
 from .operations import array_ops as A
 from .operations import math_ops as M
-from .operations import nn_ops as N
 from . import function as F
 
 _ADD, _SUB, _MUL, _DIV = M._ADD, M._SUB, M._MUL, M._DIV
@@ -20,62 +19,16 @@ _INVERT = M.LogicalNot()
 
 
 # ---- arithmetic -----------------------------------------------------------------------------------
-# perf: each operator is one Python call into the shared binary path; no lookups by name.
+# perf: each operator is one closure built once (tape.binary_operator), with the common operand
+# kinds inlined.
 
-def __add__(self, other):
-    return binary(_ADD, self, other)
-
-
-def __radd__(self, other):
-    return binary(_ADD, other, self)
-
-
-def __sub__(self, other):
-    return binary(_SUB, self, other)
-
-
-def __rsub__(self, other):
-    return binary(_SUB, other, self)
-
-
-def __mul__(self, other):
-    return binary(_MUL, self, other)
-
-
-def __rmul__(self, other):
-    return binary(_MUL, other, self)
-
-
-def __truediv__(self, other):
-    return binary(_DIV, self, other)
-
-
-def __rtruediv__(self, other):
-    return binary(_DIV, other, self)
-
-
-def __floordiv__(self, other):
-    return binary(_FLOORDIV, self, other)
-
-
-def __rfloordiv__(self, other):
-    return binary(_FLOORDIV, other, self)
-
-
-def __mod__(self, other):
-    return binary(_MOD, self, other)
-
-
-def __rmod__(self, other):
-    return binary(_MOD, other, self)
-
-
-def __pow__(self, other):
-    return binary(_POW, self, other)
-
-
-def __rpow__(self, other):
-    return binary(_POW, other, self)
+__add__, __radd__ = binary_operator(_ADD), binary_operator(_ADD, True)
+__sub__, __rsub__ = binary_operator(_SUB), binary_operator(_SUB, True)
+__mul__, __rmul__ = binary_operator(_MUL), binary_operator(_MUL, True)
+__truediv__, __rtruediv__ = binary_operator(_DIV), binary_operator(_DIV, True)
+__floordiv__, __rfloordiv__ = binary_operator(_FLOORDIV), binary_operator(_FLOORDIV, True)
+__mod__, __rmod__ = binary_operator(_MOD), binary_operator(_MOD, True)
+__pow__, __rpow__ = binary_operator(_POW), binary_operator(_POW, True)
 
 
 def __matmul__(self, other):

@@ -16,13 +16,18 @@ class Primitive:
     `saves` (what `bprop` reads: input names, `"out"`, or `"<input>.shape"` / `"<input>.dtype"`),
     and define `forward(*arrays)` on NumPy arrays and `bprop(saved, dout, needs)`, which gets
     Tensors, uses minispore ops only (so it is differentiable again) and returns one gradient per
-    input (None where `needs` is False or the input is a constant). Gradients may have the
-    broadcast shape and promoted dtype: the engine sums and casts them back to each input's.
+    input (None where `needs` is False or the input is a constant). A primitive that sets
+    `broadcasts` may return gradients of the broadcast shape and promoted dtype: the engine sums
+    and casts them back to each input's. Any other bprop returns exactly each input's shape and
+    dtype.
     """
 
     inputs = ("x",)
     saves = ()
     differentiable = True
+    # True when bprop may return gradients of the broadcast shape or promoted dtype of the
+    # inputs: the tape then records each input's shape and dtype for the engine to fit them back.
+    broadcasts = False
     # Set by `register` from `saves`: functions building the saved tuple for each call path.
     _save1 = _save2 = save = None
 
@@ -71,9 +76,8 @@ def prim_attr_register(fn):
 
 
 class Unary(Primitive):
-    """One tensor input: calls take the fast one-input path."""
-
-    __slots__ = ()
+    """One tensor input, elementwise (the output has the input's shape): calls take the fast
+    one-input path."""
 
     def __call__(self, x):
         if not isinstance(x, Tensor):
@@ -86,6 +90,7 @@ class Binary(Primitive):
     """Two broadcasting operands, Tensors or Python scalars, with MindSpore's type promotion."""
 
     inputs = ("x", "y")
+    broadcasts = True
 
     def __call__(self, x, y):
         return binary(self, x, y)

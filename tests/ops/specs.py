@@ -94,10 +94,10 @@ def away_from_integers(q, margin=0.2):
 BIG = S.Domain(0.5, 3)
 NONZERO = S.Domain(-3, 3, avoid=(0.0,), gap=0.5)
 
-spec("Add", two(), lambda a, x, y: x + y, lambda a, x, y: x + y)
-spec("Sub", two(), lambda a, x, y: x - y, lambda a, x, y: x - y)
-spec("Mul", two(), lambda a, x, y: x * y, lambda a, x, y: x * y)
-spec("RealDiv", two(S.REALS, NONZERO), lambda a, x, y: x / y, lambda a, x, y: x / y)
+spec("Add", two(), lambda a, x, y: M.Add()(x, y), lambda a, x, y: x + y)
+spec("Sub", two(), lambda a, x, y: M.Sub()(x, y), lambda a, x, y: x - y)
+spec("Mul", two(), lambda a, x, y: M.Mul()(x, y), lambda a, x, y: x * y)
+spec("RealDiv", two(S.REALS, NONZERO), lambda a, x, y: M.RealDiv()(x, y), lambda a, x, y: x / y)
 
 
 def _draw_floor_pair(data):
@@ -106,10 +106,10 @@ def _draw_floor_pair(data):
     return [x, y], {}
 
 
-spec("FloorDiv", _draw_floor_pair, lambda a, x, y: x // y, lambda a, x, y: np.floor_divide(x, y),
+spec("FloorDiv", _draw_floor_pair, lambda a, x, y: M.FloorDiv()(x, y), lambda a, x, y: np.floor_divide(x, y),
      order=2)
-spec("FloorMod", _draw_floor_pair, lambda a, x, y: x % y, lambda a, x, y: np.remainder(x, y))
-spec("Pow", two(S.POSITIVE, S.Domain(-2, 2)), lambda a, x, y: x ** y,
+spec("FloorMod", _draw_floor_pair, lambda a, x, y: M.FloorMod()(x, y), lambda a, x, y: np.remainder(x, y))
+spec("Pow", two(S.POSITIVE, S.Domain(-2, 2)), lambda a, x, y: M.Pow()(x, y),
      lambda a, x, y: np.power(x, y))
 
 

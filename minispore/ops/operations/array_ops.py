@@ -208,6 +208,7 @@ class Concat(Primitive):
     """Tensors joined along `axis`.  Each input's gradient is its slice of dout."""
 
     inputs = "*"
+    broadcasts = True  # inputs of different dtypes are promoted
 
     def __init__(self, axis=0):
         super().__init__()
@@ -240,6 +241,7 @@ class Stack(Primitive):
     """Tensors of one shape stacked along a new `axis`.  dx_i = dout[..., i, ...]."""
 
     inputs = "*"
+    broadcasts = True  # inputs of different dtypes are promoted
 
     def __init__(self, axis=0):
         super().__init__()
@@ -416,6 +418,7 @@ class Setitem(Primitive):
 
     inputs = ("x", "index", "value")
     saves = ("x.shape", "index", "value.shape")
+    broadcasts = True  # the value broadcasts into the indexed region
 
     def forward(self, x, index, value):
         out = x.copy()

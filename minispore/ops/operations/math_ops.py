@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from ..._autodiff.tape import apply, binary, call1, wrap
+from ..._autodiff.tape import apply, binary, call1, call2, wrap
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
 from ..primitive import Binary, Primitive, Unary, register
@@ -612,9 +612,9 @@ class TanhGrad(Primitive):
     saves = ("y", "dy")
 
     def forward(self, y, dy):
-        t = _writable(np.multiply(y, y))
-        np.subtract(1, t, out=t)
+        t = _writable(np.multiply(y, y))  # dy - dy * y^2: array operands only (no slow scalars)
         np.multiply(t, dy, out=t)
+        np.subtract(dy, t, out=t)
         return t
 
     def bprop(self, saved, g, needs):
@@ -667,6 +667,7 @@ class Select(Primitive):
 
     inputs = ("condition", "x", "y")
     saves = ("condition",)
+    broadcasts = True
 
     def forward(self, condition, x, y):
         if not isinstance(condition, np.ndarray) or condition.dtype.kind != "b":
@@ -705,6 +706,7 @@ class ClipByValue(Primitive):
 
     inputs = ("x", "clip_value_min", "clip_value_max")
     saves = ("x", "clip_value_min", "clip_value_max")
+    broadcasts = True
 
     def forward(self, x, lo, hi):
         out = x
@@ -1131,6 +1133,8 @@ class MatMul(Primitive):
 class BatchMatMul(MatMul):
     """Batched op(a) @ op(b) on the last two dims; batch dims broadcast."""
 
+    broadcasts = True
+
     def forward(self, a, b):
         if a.ndim < 2 or b.ndim < 2:
             raise ValueError(f"For '{self.name}', the inputs must be at least 2-D, but got "
@@ -1239,11 +1243,11 @@ def cosh(x):
 
 
 def tanh_grad(y, dy):
-    return apply(_TANH_GRAD, (y, dy))
+    return call2(_TANH_GRAD, y, dy)
 
 
 def sigmoid_grad(y, dy):
-    return apply(_SIGMOID_GRAD, (y, dy))
+    return call2(_SIGMOID_GRAD, y, dy)
 
 
 def prod_others(x, axes):

@@ -1,7 +1,7 @@
 """Neural-network primitives: activations, softmax family, losses that need fused numerics."""
 import numpy as np
 
-from ..._autodiff.tape import apply, call1, wrap
+from ..._autodiff.tape import apply, call1, call2, wrap
 from ...common.tensor import Tensor
 from ..primitive import Primitive, Unary, register
 from . import math_ops as M
@@ -112,6 +112,7 @@ class BCEWithLogits(Primitive):
 
     inputs = ("x", "y", "weight", "pos_weight")
     saves = ("x", "y", "weight", "pos_weight")
+    broadcasts = True
 
     def forward(self, x, y, weight, pos_weight):
         sp = _softplus_neg(x)
@@ -160,7 +161,7 @@ _RELU_GRAD, _SOFTPLUS, _SIGMOID = ReluGrad(), Softplus(), M.Sigmoid()
 
 
 def relu_grad(dy, y):
-    return apply(_RELU_GRAD, (dy, y))
+    return call2(_RELU_GRAD, dy, y)
 
 
 def softplus(x):
