@@ -248,7 +248,10 @@ def binary(prim, x, y):
     else:
         raise TypeError(f"For '{prim.name}', at least one operand must be a Tensor, but got "
                         f"{type(x).__name__} and {type(y).__name__}")
-    out = prim.forward(a, b)
+    try:
+        out = prim.forward(a, b)
+    except ValueError:
+        raise _broadcast_error(prim, a, b) from None
     if type(out) is not _ndarray:
         out = _asarray(out)
     if _active:
@@ -262,6 +265,17 @@ def binary(prim, x, y):
     t._tape = None
     t._version = 0
     return t
+
+
+def _broadcast_error(prim, a, b):
+    """The error for operands that do not broadcast (or whose forward refused its values)."""
+    try:
+        np.broadcast_shapes(a.shape, b.shape)
+    except ValueError:
+        return ValueError(f"For '{prim.name}', the shapes {a.shape} and {b.shape} cannot be "
+                          "broadcast together")
+    return ValueError(f"For '{prim.name}', invalid operands of shapes {a.shape} and {b.shape} "
+                      f"and dtypes {a.dtype} and {b.dtype}")
 
 
 def _record_binary(tape, prim, x, y, out):
@@ -309,7 +323,11 @@ def binary_operator(prim, reflected=False):
             b = other._data
         else:
             return binary(prim, other, self) if reflected else binary(prim, self, other)
-        out = fwd(b, a) if reflected else fwd(a, b)
+        try:
+            out = fwd(b, a) if reflected else fwd(a, b)
+        except ValueError:
+            raise (_broadcast_error(prim, b, a) if reflected else
+                   _broadcast_error(prim, a, b)) from None
         if type(out) is not _ndarray:
             out = _asarray(out)
         if _active:
