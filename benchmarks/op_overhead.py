@@ -52,21 +52,25 @@ def ms_forward(x):
 ms_value_and_grad = ms.value_and_grad(ms_forward)
 
 
-def best_of(fn, arg, repeat):
-    fn(arg)  # warm up
-    times = []
+def interleaved_best(cases, repeat):
+    """Min time of each (fn, arg) case, timed in alternation: one run of each per round, so a
+    slow spell of the shared machine hits every case alike and the ratios stay meaningful."""
+    for fn, arg in cases:
+        fn(arg)  # warm up
+    best = [float("inf")] * len(cases)
     for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn(arg)
-        times.append(time.perf_counter() - t0)
-    return min(times)
+        for k, (fn, arg) in enumerate(cases):
+            t0 = time.perf_counter()
+            fn(arg)
+            best[k] = min(best[k], time.perf_counter() - t0)
+    return best
 
 
-def torch_rows(x_np, repeat):
+def torch_cases(x_np):
     try:
         import torch
     except ImportError:
-        return None
+        return []
     torch.set_num_threads(1)
 
     def fwd(x):
@@ -85,7 +89,7 @@ def torch_rows(x_np, repeat):
         return x.grad
 
     xt = torch.from_numpy(x_np.copy())
-    return best_of(fwd, xt, repeat), best_of(fwd_bwd, xt, repeat)
+    return [("pytorch eager", (fwd, xt), (fwd_bwd, xt))]
 
 
 def check_same_math(x_np):
@@ -97,21 +101,17 @@ def check_same_math(x_np):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=30)
+    parser.add_argument("--repeat", type=int, default=50)
     args = parser.parse_args()
     x_np = np.random.default_rng(0).standard_normal(16).astype(np.float32)
     x = ms.Tensor(x_np)
     check_same_math(x_np)
 
-    rows = {
-        "numpy (floor)": (best_of(numpy_forward, x_np, args.repeat),
-                          best_of(numpy_forward_backward, x_np, args.repeat)),
-        "minispore": (best_of(ms_forward, x, args.repeat),
-                      best_of(ms_value_and_grad, x, args.repeat)),
-    }
-    t = torch_rows(x_np, args.repeat)
-    if t is not None:
-        rows["pytorch eager"] = t
+    named = [("numpy (floor)", (numpy_forward, x_np), (numpy_forward_backward, x_np)),
+             ("minispore", (ms_forward, x), (ms_value_and_grad, x))] + torch_cases(x_np)
+    cases = [c for _, f, fb in named for c in (f, fb)]
+    times = interleaved_best(cases, args.repeat)
+    rows = {name: (times[2 * k], times[2 * k + 1]) for k, (name, _, _) in enumerate(named)}
     floor_f, floor_fb = rows["numpy (floor)"]
     print(f"W1: {STEPS} x tanh(y * 1.01 + 0.1) on float32 (16,), {PRIMS} primitives")
     print(f"{'':16s} {'fwd us/prim':>12s} {'x floor':>8s} {'fwd+bwd us/prim':>16s} {'x floor':>8s}")

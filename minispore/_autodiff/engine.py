@@ -6,8 +6,6 @@ from . import tape as _tape
 from .._quiet import quiet_region
 from .tape import _state, wrap
 
-_NEEDS1 = (True,)
-_NEEDS2 = (None, (True, False), (False, True), (True, True))
 
 
 def _fit(g, shape, dtype):
@@ -54,8 +52,10 @@ def _walk(tape, start, roots, nested):
         add(slot, sens)
 
     clock = _tape._clock
+    # perf: one- and two-input nodes (nearly all) are unpacked by hand, and a slot's first
+    # gradient is stored without a call.
     for i in range(len(nodes) - 1, start - 1, -1):
-        prim, ins, out, saved, epoch, meta = nodes[i]
+        prim, ins, needs, out, saved, epoch, meta = nodes[i]
         if type(out) is int:
             dout = grads[out]
             if dout is None:
@@ -67,21 +67,41 @@ def _walk(tape, start, roots, nested):
                 continue
         if epoch != clock:  # something was written in place since this node ran
             _check_versions(prim, saved, epoch)
-        if len(ins) == 1:
-            g = prim.bprop(saved, dout, _NEEDS1)[0]
+        n = len(ins)
+        if n == 1:
+            g = prim.bprop(saved, dout, needs)[0]
             if g is not None:
                 if meta is not None:
                     g = _fit(g, *meta[0])
-                add(ins[0], g)
+                s0 = ins[0]
+                if grads[s0] is None:
+                    grads[s0] = g
+                else:
+                    add(s0, g)
+        elif n == 2:
+            s0, s1 = ins
+            g0, g1 = prim.bprop(saved, dout, needs)
+            if s0 >= 0 and g0 is not None:
+                if meta is not None and meta[0] is not None:
+                    g0 = _fit(g0, *meta[0])
+                if grads[s0] is None:
+                    grads[s0] = g0
+                else:
+                    add(s0, g0)
+            if s1 >= 0 and g1 is not None:
+                if meta is not None and meta[1] is not None:
+                    g1 = _fit(g1, *meta[1])
+                if grads[s1] is None:
+                    grads[s1] = g1
+                else:
+                    add(s1, g1)
         else:
-            needs = _NEEDS2[(ins[0] >= 0) | ((ins[1] >= 0) << 1)] if len(ins) == 2 else \
-                tuple([s >= 0 for s in ins])
             gs = prim.bprop(saved, dout, needs)
             for k, slot in enumerate(ins):
                 if slot >= 0:
                     g = gs[k]
                     if g is not None:
-                        if meta is not None:
+                        if meta is not None and meta[k] is not None:
                             g = _fit(g, *meta[k])
                         add(slot, g)
         if not nested:
@@ -312,8 +332,8 @@ def _differentiate(fn, args, kwargs, positions, weights, has_aux, sens, what):
         if nested:
             grads = backward(tape, start, roots, True)
         else:
-            _state.tape = None  # first-order: bprops run without recording
-            grads = backward(tape, start, roots, False)
+            with _tape.pause_recording():  # first-order: bprops run without recording
+                grads = backward(tape, start, roots, False)
         in_grads = tuple(_result_grad(grads, sl, args[p]._data)
                          for sl, p in zip(in_slots, positions or ()))
         w_grads = tuple(_result_grad(grads, sl, w._data) for sl, w in zip(w_slots, weights or ()))

@@ -1,8 +1,8 @@
 """The tape: thread-local recording state, the paths that run a primitive and record it, and the
 write clock behind tensor version counters.
 
-A node is the tuple `(prim, ins, out, saved, epoch, meta)`: the primitive; the slots of its inputs
-(-1 for constants); its output slot (for several outputs, a tuple of (slot, shape, dtype), slot -1
+A node is the tuple `(prim, ins, needs, out, saved, epoch, meta)`: the primitive; the slots of its
+inputs (-1 for constants) and which of them need a gradient; its output slot (for several outputs, a tuple of (slot, shape, dtype), slot -1
 for outputs without gradient); what its bprop reads; the write clock when it ran; and, only for
 nodes whose bprop may return a broadcast shape or promoted dtype, the (shape, dtype) of each input
 so the engine can sum and cast gradients back (None otherwise). Tuples, not a class: a slotted
@@ -25,6 +25,15 @@ class _State(threading.local):
 
 
 _state = _State()
+
+# The `needs` masks of nodes, shared constants for the common arities (no tuple per node).
+NEEDS1 = (True,)
+NEEDS2 = {(True, True): (True, True), (True, False): (True, False), (False, True): (False, True)}
+NEEDS_TF, NEEDS_FT, NEEDS_TT = NEEDS2[(True, False)], NEEDS2[(False, True)], NEEDS2[(True, True)]
+
+
+def needs_of(ins):
+    return NEEDS1 if len(ins) == 1 else tuple([s >= 0 for s in ins])
 
 # How many transforms are running, in any thread. While it is 0 no op looks at the thread-local
 # state at all (perf: that lookup is ~40 ns of a ~1 us op).
@@ -76,16 +85,25 @@ def recording():
 
 class pause_recording:
     """Context manager: run without recording (first-order backward passes, `no_grad` regions).
-    Re-entrant and thread-local."""
+    Re-entrant and thread-local. While paused, this thread's transform leaves the global count,
+    so ops skip the thread-local lookup (other threads' transforms still count themselves)."""
 
     __slots__ = ("_saved",)
 
     def __enter__(self):
+        global _active
         self._saved = _state.tape
         _state.tape = None
+        if self._saved is not None:
+            with _active_lock:
+                _active -= 1
         return self
 
     def __exit__(self, *exc):
+        global _active
+        if self._saved is not None:
+            with _active_lock:
+                _active += 1
         _state.tape = self._saved
         return False
 
@@ -194,8 +212,14 @@ def call1(prim, x):
     if _active:
         tape = _state.tape
         if tape is not None and x._tape is tape.token and prim.differentiable:
-            t = _tracked(out, tape)
-            tape.nodes.append((prim, (x._slot,), t._slot, prim._save1(x, t), _clock, None))
+            slot = tape.n_slots
+            tape.n_slots = slot + 1
+            t = _new(Tensor)
+            t._data = out
+            t._tape = tape.token
+            t._slot = slot
+            t._version = 0
+            tape.nodes.append((prim, (x._slot,), NEEDS1, slot, prim._save1(x, t), _clock, None))
             return t
     t = _new(Tensor)
     t._data = out
@@ -218,7 +242,8 @@ def call2(prim, x, y):
             sy = y._slot if y._tape is tok else -1
             if sx >= 0 or sy >= 0:
                 t = _tracked(out, tape)
-                tape.nodes.append((prim, (sx, sy), t._slot, prim._save2(x, y, t), _clock, None))
+                tape.nodes.append((prim, (sx, sy), NEEDS2[(sx >= 0, sy >= 0)], t._slot,
+                                   prim._save2(x, y, t), _clock, None))
                 return t
     t = _new(Tensor)
     t._data = out
@@ -298,8 +323,27 @@ def _record_binary(tape, prim, x, y, out):
         if a.dtype is not od:
             meta = ((a.shape, a.dtype), None) if x_is_t else (None, (a.shape, a.dtype))
     t = _tracked(out, tape)
-    tape.nodes.append((prim, (sx, sy), t._slot, prim._save2(x, y, t), _clock, meta))
+    tape.nodes.append((prim, (sx, sy), NEEDS2[(sx >= 0, sy >= 0)], t._slot,
+                       prim._save2(x, y, t), _clock, meta))
     return t
+
+
+def _record_scalar_op(tape, prim, t, scalar, out, reflected):
+    """Record `t (op) scalar` (or `scalar (op) t`) where the result has t's shape and dtype."""
+    slot = tape.n_slots
+    tape.n_slots = slot + 1
+    r = _new(Tensor)
+    r._data = out
+    r._tape = tape.token
+    r._slot = slot
+    r._version = 0
+    if reflected:
+        tape.nodes.append((prim, (-1, t._slot), NEEDS_FT, slot, prim._save2(scalar, t, r),
+                           _clock, None))
+    else:
+        tape.nodes.append((prim, (t._slot, -1), NEEDS_TF, slot, prim._save2(t, scalar, r),
+                           _clock, None))
+    return r
 
 
 def binary_operator(prim, reflected=False):
@@ -319,24 +363,31 @@ def binary_operator(prim, reflected=False):
             b = cache.get(other) if cache is not None else None
             if b is None:
                 return binary(prim, other, self) if reflected else binary(prim, self, other)
+            out = fwd(b, a) if reflected else fwd(a, b)
+            if type(out) is not _ndarray:
+                out = _asarray(out)
+            if _active and diff:
+                tape = _state.tape
+                if tape is not None and self._tape is tape.token:
+                    return _record_scalar_op(tape, prim, self, other, out, reflected)
         elif isinstance(other, Tensor) and other._data.dtype is a.dtype:
             b = other._data
+            try:
+                out = fwd(b, a) if reflected else fwd(a, b)
+            except ValueError:
+                raise (_broadcast_error(prim, b, a) if reflected else
+                       _broadcast_error(prim, a, b)) from None
+            if type(out) is not _ndarray:
+                out = _asarray(out)
+            if _active and diff:
+                tape = _state.tape
+                if tape is not None:
+                    t = (_record_binary(tape, prim, other, self, out) if reflected else
+                         _record_binary(tape, prim, self, other, out))
+                    if t is not None:
+                        return t
         else:
             return binary(prim, other, self) if reflected else binary(prim, self, other)
-        try:
-            out = fwd(b, a) if reflected else fwd(a, b)
-        except ValueError:
-            raise (_broadcast_error(prim, b, a) if reflected else
-                   _broadcast_error(prim, a, b)) from None
-        if type(out) is not _ndarray:
-            out = _asarray(out)
-        if _active:
-            tape = _state.tape
-            if tape is not None and diff:
-                t = (_record_binary(tape, prim, other, self, out) if reflected else
-                     _record_binary(tape, prim, self, other, out))
-                if t is not None:
-                    return t
         t = _new(Tensor)
         t._data = out
         t._tape = None
@@ -385,12 +436,13 @@ def _record(tape, prim, args, ins, out):
                 slots.append((-1, o.shape, o.dtype))
             outs.append(t)
         t = tuple(outs)
-        tape.nodes.append((prim, ins, tuple(slots), prim.save(args, t), _clock, meta))
+        tape.nodes.append((prim, ins, needs_of(ins), tuple(slots), prim.save(args, t), _clock,
+                           meta))
         return t
     if out.dtype.kind not in "fc":
         return wrap(out)
     t = _tracked(out, tape)
-    tape.nodes.append((prim, ins, t._slot, prim.save(args, t), _clock, meta))
+    tape.nodes.append((prim, ins, needs_of(ins), t._slot, prim.save(args, t), _clock, meta))
     return t
 
 
@@ -399,5 +451,5 @@ def record_node(tape, prim, ins, out_tensor, saved):
     slot = tape.new_slot()
     out_tensor._tape = tape.token
     out_tensor._slot = slot
-    tape.nodes.append((prim, ins, slot, saved, _clock, None))
+    tape.nodes.append((prim, ins, needs_of(ins), slot, saved, _clock, None))
     return slot

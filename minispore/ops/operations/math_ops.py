@@ -601,7 +601,7 @@ class Tanh(_FloatUnary):
         return np.tanh(x) if x.dtype.kind in "fc" else np.tanh(_float_input("Tanh", x))
 
     def bprop(self, saved, dout, needs):
-        return (tanh_grad(saved[0], dout),)
+        return (call2(_TANH_GRAD, saved[0], dout),)
 
 
 @register
@@ -612,7 +612,9 @@ class TanhGrad(Primitive):
     saves = ("y", "dy")
 
     def forward(self, y, dy):
-        t = _writable(np.multiply(y, y))  # dy - dy * y^2: array operands only (no slow scalars)
+        t = np.multiply(y, y)  # dy - dy * y^2: array operands only (no slow scalar path)
+        if type(t) is not np.ndarray:
+            t = np.array(t)
         np.multiply(t, dy, out=t)
         np.subtract(dy, t, out=t)
         return t
