@@ -262,12 +262,12 @@ def binary(prim, x, y):
                 dt = mstype.promote(a.dtype, b.dtype)
                 a = a.astype(dt, copy=False)
                 b = b.astype(dt, copy=False)
-        elif isinstance(y, np.ndarray):
+        elif isinstance(y, (np.ndarray, list, tuple)):
             return binary(prim, x, Tensor(y))
         else:
             a, b = _scalar_operand(prim, a, y)
     elif isinstance(y, Tensor):
-        if isinstance(x, np.ndarray):
+        if isinstance(x, (np.ndarray, list, tuple)):
             return binary(prim, Tensor(x), y)
         b, a = _scalar_operand(prim, y._data, x)
     else:

@@ -5,7 +5,7 @@ __all__ = [
     "Type", "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "float16", "float32", "float64", "bfloat16", "complex64", "complex128",
     "half", "single", "double", "float_", "int_", "uint", "number", "tensor_type",
-    "dtype_to_nptype", "pytype_to_dtype", "get_py_obj_dtype",
+    "dtype_to_nptype", "dtype_to_pytype", "pytype_to_dtype", "get_py_obj_dtype",
 ]
 
 
@@ -34,7 +34,7 @@ class Type:
 
 
 def _lookup(name):
-    return globals()[name if name != "bool" else "bool_"]
+    return _BY_NAME[name]
 
 
 bool_ = Type("bool", np.bool_, "Bool")
@@ -60,17 +60,34 @@ float_ = Type("float", None, "Float")
 int_ = Type("int", None, "Int")
 uint = Type("uint", None, "UInt")
 number = Type("number", None, "Number")
-tensor_type = Type("tensor_type", None, "TensorType")
+tensor_type = Type("tensor", None, "Tensor")
+
+# MindSpore's category tuples, used in user code as `if x.dtype in mstype.float_type:`.
+int_type = (int8, int16, int32, int64)
+uint_type = (uint8, uint16, uint32, uint64)
+float_type = (float16, float32, float64, bfloat16)
+complex_type = (complex64, complex128)
+number_type = int_type + uint_type + float_type + complex_type
 
 _ALL = (bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
         float16, float32, float64, complex64, complex128)
+_BY_NAME = {t._name: t for t in _ALL + (bfloat16, float_, int_, uint, number, tensor_type)}
 NP_TO_MS = {t._np: t for t in _ALL}
 _PY_TO_MS = {bool: bool_, int: int64, float: float64, complex: complex128}
+# NumPy dtypes, NumPy scalar types and Python types that name a dtype minispore supports.
+_NP_OF = {**{t._np: t._np for t in _ALL}, **{t._np.type: t._np for t in _ALL},
+          **{py: t._np for py, t in _PY_TO_MS.items()}}
 
 
 def dtype_to_nptype(type_):
     """The NumPy scalar type of a MindSpore dtype: `dtype_to_nptype(float16) is np.float16`."""
     return to_np(type_).type
+
+
+def dtype_to_pytype(type_):
+    """The Python type of a MindSpore dtype: `dtype_to_pytype(float32) is float`."""
+    kind = to_np(type_).kind
+    return bool if kind == "b" else int if kind in "iu" else float if kind == "f" else complex
 
 
 def pytype_to_dtype(obj):
@@ -90,19 +107,25 @@ def get_py_obj_dtype(obj):
 
 
 def to_np(dtype):
-    """NumPy dtype of a MindSpore dtype, NumPy dtype or Python type; TypeError otherwise."""
+    """NumPy dtype of a MindSpore dtype, NumPy dtype or type, dtype name or Python type;
+    TypeError for anything else, and for dtypes MindSpore has no tensors of (str, object)."""
     if isinstance(dtype, Type):
         if dtype._np is None:
             if dtype is bfloat16:
                 raise TypeError("bfloat16 tensors are not supported: NumPy has no bfloat16 type")
             raise TypeError(f"{dtype!r} is a dtype category, not a concrete dtype")
         return dtype._np
-    if dtype in _PY_TO_MS:
-        return _PY_TO_MS[dtype]._np
     try:
-        return np.dtype(dtype)
-    except TypeError:
-        raise TypeError(f"expected a mindspore dtype, got {dtype!r}") from None
+        np_dtype = _NP_OF.get(dtype)
+        if np_dtype is not None:
+            return np_dtype
+        np_dtype = None if dtype is None else np.dtype(dtype)
+    except TypeError:  # unhashable, or nothing NumPy knows as a dtype
+        np_dtype = None
+    if np_dtype not in NP_TO_MS:
+        raise TypeError(f"expected a mindspore dtype (or a NumPy dtype of a number), got "
+                        f"{dtype!r}")
+    return np_dtype
 
 
 def from_np(np_dtype):

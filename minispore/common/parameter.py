@@ -25,7 +25,7 @@ class Parameter(Tensor):
 
     # A parameter's tracking lives on the thread's tape (Tape.params), not on the object, so two
     # threads may differentiate with respect to the same parameter at once.
-    __slots__ = ("name", "requires_grad", "layerwise_parallel", "parallel_optimizer",
+    __slots__ = ("name", "_requires_grad", "layerwise_parallel", "parallel_optimizer",
                  "_explicit_name")
 
     def __init__(self, default_input, name=None, requires_grad=True, layerwise_parallel=False,
@@ -48,7 +48,7 @@ class Parameter(Tensor):
         self._version = 0
         self._explicit_name = name is not None
         self.name = name if name is not None else f"Parameter#{next(_unnamed)}"
-        self.requires_grad = bool(requires_grad)
+        self.requires_grad = requires_grad
         self.layerwise_parallel = layerwise_parallel
         self.parallel_optimizer = parallel_optimizer
 
@@ -62,12 +62,25 @@ class Parameter(Tensor):
         return _state.tape.params[id(self)]
 
     @property
+    def requires_grad(self):
+        """Whether the parameter is trained (listed by `Cell.trainable_params()`)."""
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value):
+        if not isinstance(value, (bool, np.bool_)):
+            raise TypeError(f"For 'Parameter', 'requires_grad' must be a bool, but got "
+                            f"{type(value).__name__}")
+        self._requires_grad = bool(value)
+
+    @property
     def data(self):
         """The value as a Tensor sharing this parameter's memory."""
         return Tensor.from_numpy(self._data)
 
     def value(self):
-        return Tensor.from_numpy(self._data)
+        """A copy of the value, as a Tensor (later writes to the parameter do not show in it)."""
+        return Tensor(self._data)
 
     def set_data(self, data, slice_shape=False, sliced_shape=None):
         """Replace the value in place, keeping this parameter's dtype; the shape may change.
@@ -100,8 +113,14 @@ class Parameter(Tensor):
         bump_version(self)
 
     def clone(self, init="same"):
-        """A new Parameter with the same name and a copy of the value."""
-        p = Parameter(self._data.copy(), self.name, self.requires_grad, self.layerwise_parallel,
+        """A new Parameter with the same name: a copy of the value (`init='same'`), or filled
+        by `init` (an initializer name such as 'zeros', an Initializer or a number)."""
+        if isinstance(init, str) and init == "same":
+            data = self._data.copy()
+        else:
+            from .initializer import initializer
+            data = initializer(init, self._data.shape, self.dtype)._data
+        p = Parameter(data, self.name, self.requires_grad, self.layerwise_parallel,
                       self.parallel_optimizer)
         p._explicit_name = self._explicit_name
         return p
@@ -136,7 +155,7 @@ class ParameterTuple(tuple):
         return super().__new__(cls, items)
 
     def clone(self, prefix, init="same"):
-        """New Parameters named `prefix.name`, copies of these."""
+        """New Parameters named `prefix.name`: copies of these, or filled by `init`."""
         out = []
         for p in self:
             q = p.clone(init)

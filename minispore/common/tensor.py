@@ -6,6 +6,7 @@ from . import dtype as mstype
 __all__ = ["Tensor", "tensor", "from_numpy", "is_tensor"]
 
 _float32 = np.dtype(np.float32)
+_float64 = np.dtype(np.float64)
 _int64 = np.dtype(np.int64)
 
 
@@ -13,11 +14,18 @@ class Tensor:
     """A multi-dimensional array with MindSpore's API.
 
     Args:
-        input_data: a Python scalar, (nested) list or tuple, NumPy array or scalar, or Tensor.
-            Python floats give float32, Python ints int64; NumPy inputs keep their dtype.
+        input_data: a Python scalar, (nested) list or tuple, NumPy array or scalar, or Tensor
+            (always copied; `from_numpy` shares memory). Python floats give float32, Python ints
+            int64; NumPy inputs keep their dtype, except that sequences turn float64 into
+            float32 and int32 into int64, as MindSpore does.
         dtype: a `minispore` dtype (or NumPy dtype) to cast to; float to int truncates.
         shape, init: `Tensor(shape=(2, 3), dtype=float32, init=One())`. Unlike MindSpore the
-            values are drawn at once (`init_data()` returns the tensor as it is).
+            values are drawn at once (`init_data()` returns the tensor as it is); without
+            `init` the tensor is zeros.
+
+    Raises:
+        TypeError: `input_data` is missing or not numeric (a str, None, a str array).
+        ValueError: a ragged nested sequence, or a Python int out of the int64 range.
 
     Example:
         >>> Tensor([1.5, 2.0])
@@ -33,14 +41,12 @@ class Tensor:
     def __init__(self, input_data=None, dtype=None, shape=None, init=None, const_arg=False):
         self._tape = None
         self._version = 0
-        if init is not None or (input_data is None and shape is not None):
-            if shape is None or dtype is None or init is None:
-                raise ValueError("For 'Tensor', initialisation needs 'shape', 'dtype' and 'init'")
-            from .initializer import initializer
-            self._data = initializer(init, shape, dtype)._data
+        if shape is not None or init is not None:
+            self._data = _from_shape(input_data, dtype, shape, init)
             return
         if input_data is None:
-            raise TypeError("For 'Tensor', 'input_data' must be given (or 'shape', 'dtype' and 'init')")
+            raise TypeError("For 'Tensor', 'input_data' must be given (or 'shape' and 'dtype', "
+                            "with an optional 'init')")
         self._data = _to_array(input_data, None if dtype is None else mstype.to_np(dtype))
 
     # ---- basic properties -----------------------------------------------------------------
@@ -73,7 +79,19 @@ class Tensor:
 
     @property
     def strides(self):
-        return self._data.strides
+        """Bytes between consecutive elements along each axis of the contiguous layout of this
+        shape; MindSpore reports these also for views and transposes."""
+        a = self._data
+        step = a.itemsize
+        strides = []
+        for n in reversed(a.shape):
+            strides.append(step)
+            step *= n
+        return tuple(reversed(strides))
+
+    def is_contiguous(self):
+        """Whether the value is laid out contiguously (False for transposes and strided views)."""
+        return self._data.flags.c_contiguous
 
     @property
     def has_init(self):
@@ -164,42 +182,98 @@ class Tensor:
 
     # ---- printing (as MindSpore 2.10 prints) ---------------------------------------------------
     def __str__(self):
-        a = self._data
-        if a.ndim == 0:
-            return _scalar_text(a)
-        return np.array2string(a)
+        """NumPy's text of the value (`[1.5 2.  3. ]`, `2.5`), as MindSpore's `print(t)`."""
+        return str(self._data)
 
     def __repr__(self):
+        """`Tensor(shape=[3], dtype=Int64, value= [1, 2, 3])`, values in MindSpore's layout."""
         a = self._data
-        head = f"Tensor(shape={list(self.shape)}, dtype={self.dtype}, value="
-        if a.ndim == 0:
-            return f"{head} {_scalar_text(a)})"
-        body = _array_text(a)
-        return f"{head}\n{body})" if a.ndim > 1 else f"{head} {body})"
+        head = f"Tensor(shape={list(a.shape)}, dtype={self.dtype}, value="
+        return f"{head}{chr(10) if a.ndim > 1 else ' '}{_repr_value(a)})"
 
     def __reduce__(self):
         return (Tensor, (self._data,))
 
 
-def _scalar_text(a):
-    v = a.item()
-    if a.dtype.kind == "f":
-        return "%g" % v  # MindSpore prints 0-d floats with C++ stream defaults (6 digits)
+# ---- repr's value text -----------------------------------------------------------------------
+# MindSpore prints values with its own C++ printer, not NumPy's: floats in scientific notation
+# right-aligned in a fixed width (8 decimals, 4 for float16), integers padded to the widest printed
+# one, bools in width 5, complex numbers unpadded; axes longer than 6 (in tensors of rank >= 2) or
+# 1000 (1-D) cut to their first and last 3 with `...`; no blank lines between blocks; 1-D values
+# broken onto a new line after every 12 floats or bools (24 other numbers). 0-d values print as a
+# C++ stream prints a number (6 significant digits).
+
+_EDGE = 3
+_ELIDE_OVER = 6
+_ELIDE_OVER_1D = 1000
+
+
+def _repr_value(a):
+    if a.ndim == 0:
+        return _scalar_text(a.item(), a.dtype.kind)
+    if a.size == 0:
+        return ""
+    limit = _ELIDE_OVER if a.ndim > 1 else _ELIDE_OVER_1D
+    elided = tuple(n > limit for n in a.shape)
+    if True in elided:
+        a = a[np.ix_(*[np.r_[0:_EDGE, n - _EDGE:n] if cut else np.arange(n)
+                       for n, cut in zip(a.shape, elided)])]
+    kind = a.dtype.kind
+    texts = _element_texts(a, kind)
+    line_every = 0 if a.ndim > 1 or elided[0] else (12 if kind in "fb" else 24)
+    return _render(a.shape, elided, iter(texts), 0, line_every)
+
+
+def _element_texts(a, kind):
+    values = a.ravel().tolist()
+    if kind == "f":
+        digits = 4 if a.dtype.itemsize == 2 else 8
+        fmt = f"%{digits + 7}.{digits}e"
+        return [fmt % v for v in values]
+    if kind == "b":
+        return [" True" if v else "False" for v in values]
+    if kind == "c":
+        return [_complex_text(v) for v in values]
+    texts = [str(v) for v in values]
+    width = max(map(len, texts))
+    return [t.rjust(width) for t in texts]
+
+
+def _render(shape, elided, texts, depth, line_every):
+    """The bracketed text of one block (axis `depth` on) from the iterator of element texts."""
+    n = shape[depth]
+    if depth == len(shape) - 1:
+        row = [next(texts) for _ in range(n)]
+        if elided[depth]:
+            return "[" + ", ".join(row[:_EDGE]) + " ... " + ", ".join(row[_EDGE:]) + "]"
+        if not line_every:
+            return "[" + ", ".join(row) + "]"
+        parts = []
+        for i, text in enumerate(row):
+            parts.append(text if i == n - 1 else text + ", ")
+            if (i + 1) % line_every == 0:
+                parts.append("\n ")
+        return "[" + "".join(parts) + "]"
+    indent = " " * (depth + 1)
+    separator = ",\n" + indent
+    blocks = [_render(shape, elided, texts, depth + 1, line_every) for _ in range(n)]
+    if elided[depth]:
+        return ("[" + separator.join(blocks[:_EDGE]) + separator + "...\n" + indent
+                + separator.join(blocks[_EDGE:]) + "]")
+    return "[" + separator.join(blocks) + "]"
+
+
+def _scalar_text(v, kind):
+    if kind == "f":
+        return "%g" % v
+    if kind == "c":
+        return _complex_text(v)
     return str(v)
 
 
-def _array_text(a):
-    if a.size == 0:
-        return ""
-    kind = a.dtype.kind
-    if kind == "f":
-        fmt = "% .4e" if a.dtype.itemsize == 2 else "% .8e"
-        width = len(fmt % 1.0)
-        formatter = {"float_kind": lambda v: (fmt % v) if np.isfinite(v) else f"{v:>{width}}"}
-    else:
-        formatter = None
-    return np.array2string(a, separator=", ", formatter=formatter, threshold=1000, edgeitems=3,
-                           max_line_width=10**9)
+def _complex_text(v):
+    im = v.imag
+    return "%g%s%gj" % (v.real, "-" if im < 0 else "+", abs(im))
 
 
 # ---- construction ------------------------------------------------------------------------------
@@ -210,54 +284,73 @@ def _to_array(data, np_dtype):
         arr = data._data
         return arr.astype(np_dtype) if np_dtype is not None else arr.copy()
     if isinstance(data, np.ndarray):
-        if data.dtype.kind in "OUSV":
-            raise TypeError(f"For 'Tensor', NumPy arrays of dtype {data.dtype} are not supported")
+        if data.dtype not in mstype.NP_TO_MS:
+            data = _supported_array(data)
         return data.astype(np_dtype) if np_dtype is not None else data.copy()
     if isinstance(data, np.generic):
         arr = np.asarray(data)
+        if arr.dtype not in mstype.NP_TO_MS:
+            arr = _supported_array(arr)
     elif isinstance(data, bool):
         arr = np.asarray(data, np.bool_)
     elif isinstance(data, int):
-        arr = np.asarray(data, _int64)
+        try:
+            arr = np.asarray(data, _int64)
+        except OverflowError:
+            raise ValueError(f"For 'Tensor', the Python int {data} is out of the int64 "
+                             "range") from None
     elif isinstance(data, float):
-        arr = np.asarray(data, _float32)
+        # Straight to float64 when a dtype is given: Tensor(0.1, float64) keeps all its digits.
+        arr = np.asarray(data, _float32 if np_dtype is None else _float64)
     elif isinstance(data, complex):
-        arr = np.asarray(data, np.complex64)
+        arr = np.asarray(data, np.complex128)
     elif isinstance(data, (list, tuple)):
-        arr = _sequence_to_array(data)
+        arr = _sequence_to_array(data, np_dtype is None)
     else:
-        raise TypeError(f"For 'Tensor', 'input_data' must be a scalar, list, tuple, NumPy array "
+        raise TypeError(f"For 'Tensor', 'input_data' must be a number, list, tuple, NumPy array "
                         f"or Tensor, but got {type(data).__name__}")
     return arr if np_dtype is None or arr.dtype == np_dtype else arr.astype(np_dtype)
 
 
-def _sequence_to_array(data):
-    leaves = []
-    _collect_leaves(data, leaves)
-    arr = np.array(_unwrap(data))
-    if arr.dtype.kind in "OUSV":
-        raise ValueError("For 'Tensor', 'input_data' must be a rectangular nested sequence of "
-                         "numbers")
-    if not leaves:
-        return np.asarray(arr, _float32) if arr.size == 0 else arr
-    types = {type(v) for v in leaves}
-    if types <= {bool}:
-        return arr.astype(np.bool_)
-    if types <= {bool, int}:
-        return arr.astype(_int64)
-    if types <= {bool, int, float}:
-        return arr.astype(_float32)
-    if complex in types and types <= {bool, int, float, complex}:
-        return arr.astype(np.complex64)
-    return arr  # NumPy scalars or Tensors inside: NumPy's promotion of their dtypes
+def _supported_array(arr):
+    """`arr` in native byte order; TypeError for dtypes MindSpore has no tensors of."""
+    if arr.dtype.kind not in "biufc":
+        raise TypeError(f"For 'Tensor', NumPy arrays of dtype {arr.dtype} are not supported: "
+                        "tensors hold bool, integer, float or complex numbers")
+    return arr.astype(arr.dtype.newbyteorder("="))
 
 
-def _collect_leaves(data, out):
-    for v in data:
-        if isinstance(v, (list, tuple)):
-            _collect_leaves(v, out)
-        elif isinstance(v, (bool, int, float, complex)) and not isinstance(v, np.generic):
-            out.append(v)
+# A sequence is converted by NumPy, then float64 and int32 narrow or widen to MindSpore's
+# defaults, whether the numbers were Python floats, NumPy scalars or 0-d Tensors, as MindSpore
+# does (`Tensor([np.float64(1), 2])` is float32); other dtypes (float16, uint8, ...) stay.
+_SEQUENCE_DEFAULT = {np.dtype(np.float64): _float32, np.dtype(np.int32): _int64}
+
+
+def _sequence_to_array(data, narrow):
+    try:
+        arr = np.array(_unwrap(data))
+    except ValueError:  # NumPy >= 2 refuses ragged nesting
+        raise ValueError(f"For 'Tensor', 'input_data' must be a rectangular nested sequence "
+                         f"(every row the same length), but got {_short(data)}") from None
+    except OverflowError:
+        raise ValueError(f"For 'Tensor', 'input_data' holds a Python int out of the int64 range: "
+                         f"{_short(data)}") from None
+    kind = arr.dtype.kind
+    if kind not in "biufc":
+        if kind == "O" and all(isinstance(v, (int, float, complex)) for v in arr.ravel()):
+            raise ValueError(f"For 'Tensor', 'input_data' holds a Python int out of the int64 "
+                             f"range: {_short(data)}")
+        raise TypeError(f"For 'Tensor', 'input_data' must hold only numbers (or Tensors), but "
+                        f"got {_short(data)}")
+    if not narrow:  # a dtype follows: cast from NumPy's widest result, not from float32
+        return arr
+    target = _SEQUENCE_DEFAULT.get(arr.dtype)
+    return arr if target is None else arr.astype(target)
+
+
+def _short(data):
+    text = repr(data)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _unwrap(data):
@@ -268,6 +361,22 @@ def _unwrap(data):
     return data
 
 
+def _from_shape(input_data, dtype, shape, init):
+    """The array of `Tensor(shape=..., dtype=..., init=...)`: drawn from `init` at once, or zeros
+    without one."""
+    if input_data is not None:
+        raise ValueError(f"For 'Tensor', 'shape' and 'init' are for tensors made without "
+                         f"'input_data', but got both input_data and shape={shape}, init={init}")
+    if shape is None or dtype is None:
+        raise ValueError(f"For 'Tensor', a tensor made from 'shape' and 'init' needs both "
+                         f"'shape' and 'dtype', but got shape={shape}, dtype={dtype}")
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    if init is None:
+        return np.zeros(shape, mstype.to_np(dtype))
+    from .initializer import initializer
+    return initializer(init, shape, dtype)._data
+
+
 def tensor(input_data=None, dtype=None, shape=None, init=None, const_arg=False):
     """`minispore.tensor(...)`: same as `Tensor(...)`."""
     return Tensor(input_data, dtype, shape, init, const_arg)
@@ -276,7 +385,8 @@ def tensor(input_data=None, dtype=None, shape=None, init=None, const_arg=False):
 def from_numpy(array):
     """A Tensor sharing memory with the NumPy `array` (no copy)."""
     if not isinstance(array, np.ndarray):
-        raise TypeError(f"For 'from_numpy', 'array' must be a NumPy array, got {type(array).__name__}")
+        raise TypeError(f"For 'from_numpy', 'array' must be a NumPy array, got "
+                        f"{type(array).__name__}")
     mstype.from_np(array.dtype)
     t = Tensor.__new__(Tensor)
     t._data = array

@@ -1,4 +1,6 @@
 """Tensor operators and methods, bound onto Tensor once at import (the one upward link of L0)."""
+import numbers
+
 import numpy as np
 
 from .._autodiff.tape import _state, apply, binary, binary_operator, bump_version, call1
@@ -32,11 +34,11 @@ __pow__, __rpow__ = binary_operator(_POW), binary_operator(_POW, True)
 
 
 def __matmul__(self, other):
-    return F.matmul(self, other)
+    return F.matmul(self, Tensor(other) if isinstance(other, np.ndarray) else other)
 
 
 def __rmatmul__(self, other):
-    return F.matmul(other, self)
+    return F.matmul(Tensor(other) if isinstance(other, np.ndarray) else other, self)
 
 
 def __neg__(self):
@@ -53,15 +55,18 @@ def __abs__(self):
 
 # ---- comparisons and logic ------------------------------------------------------------------------
 
+_COMPARABLE = (Tensor, np.ndarray, numbers.Number)
+
+
 def __eq__(self, other):
-    if other is None:
-        return False
+    if not isinstance(other, _COMPARABLE):  # None, str, list: Python's default, unequal
+        return NotImplemented
     return binary(_EQ, self, other)
 
 
 def __ne__(self, other):
-    if other is None:
-        return True
+    if not isinstance(other, _COMPARABLE):
+        return NotImplemented
     return binary(_NE, self, other)
 
 
@@ -181,7 +186,13 @@ def __setitem__(self, index, value):
         arr = arr.copy()
     src = value._data if isinstance(value, Tensor) else value
     try:
-        arr[index] = src
+        try:
+            arr[index] = src
+        except OverflowError:  # a Python int out of the dtype's range wraps, as a C cast does
+            arr[index] = np.asarray(src).astype(arr.dtype)
+    except OverflowError:
+        raise ValueError(f"For 'Tensor.__setitem__', the value {src} is out of range for "
+                         f"{self.dtype}") from None
     except IndexError as e:
         raise IndexError(f"For 'Tensor.__setitem__', {e} (tensor shape {arr.shape})") from None
     except ValueError as e:
@@ -371,6 +382,17 @@ def tile(self, *reps):
     return F.tile(self, _shape_args(reps))
 
 
+def repeat(self, *repeats):
+    """The tensor tiled `repeats[i]` times along axis i: `t.repeat(2, 1)` or `t.repeat((2, 1))`
+    (PyTorch's repeat; `repeat_interleave` repeats single elements). `repeats` may add leading
+    axes but must cover every axis of the tensor."""
+    reps = _shape_args(repeats)
+    if len(reps) < self.ndim:
+        raise ValueError(f"For 'Tensor.repeat', 'repeats' needs at least one entry per axis of "
+                         f"the tensor of shape {self.shape}, but got {reps}")
+    return F.tile(self, reps)
+
+
 def split(self, split_size_or_sections, axis=0):
     return F.split(self, split_size_or_sections, axis)
 
@@ -438,7 +460,8 @@ def repeat_interleave(self, repeats, dim=None):
 
 
 def contiguous(self):
-    return self
+    """This tensor if it is contiguous, else a contiguous copy (differentiable)."""
+    return self if self._data.flags.c_contiguous else F.identity(self)
 
 
 def _inplace(op):
@@ -446,11 +469,26 @@ def _inplace(op):
     written (version bump). Under a transform a tracked tensor is rebound to the new value, as
     `__setitem__` does; a Parameter being differentiated cannot be written."""
     def method(self, other, *args):
-        out = op(self, other, *args)
+        src = self
+        tape = _state.tape
+        if tape is not None and self._tape is tape.token:
+            # The op saves its input for backward; give it an alias of the old value, so the
+            # rebinding below does not change what was saved (y.mul_(x) under grad).
+            src = _alias(self)
+            if other is self:
+                other = src
+        out = op(src, other, *args)
         _write_back(self, out, op.__name__ + "_")
         return self
     method.__name__ = op.__name__ + "_"
     return method
+
+
+def _alias(t):
+    """A new Tensor object for the same value and tape slot as `t`."""
+    alias = Tensor.__new__(Tensor)
+    alias._data, alias._tape, alias._slot, alias._version = t._data, t._tape, t._slot, t._version
+    return alias
 
 
 def _write_back(self, out, what):
@@ -501,8 +539,9 @@ _METHODS = {
     "expand_dims": expand_dims, "flatten": flatten, "view": view, "view_as": view_as,
     "expand_as": expand_as, "broadcast_to": broadcast_to, "std": std, "var": var, "all": all,
     "any": any, "clip": clip, "clamp": clip, "copy": copy, "clone": copy, "norm": norm,
-    "cumsum": cumsum, "softmax": softmax, "tile": tile, "split": split, "chunk": chunk,
-    "topk": topk, "sort": sort, "masked_fill": masked_fill, "fill": fill, "nonzero": nonzero,
+    "cumsum": cumsum, "softmax": softmax, "tile": tile, "repeat": repeat, "split": split,
+    "chunk": chunk, "topk": topk, "sort": sort, "masked_fill": masked_fill, "fill": fill,
+    "nonzero": nonzero,
     "round": round, "gather": gather, "index_select": index_select, "flip": flip,
     "swapaxes": swapaxes, "narrow": narrow, "logsumexp": logsumexp, "where": where,
     "repeat_interleave": repeat_interleave, "contiguous": contiguous,
