@@ -6,8 +6,7 @@ from . import _tensor_methods  # noqa: F401  (binds Tensor operators and methods
 from .composite import GradOperation
 from .function import *  # noqa: F401,F403
 from .operations import *  # noqa: F401,F403
-from .operations import (Assign, Depend, Fill, Ones, OnesLike, OneHot, Rank, Shape, Size,
-                         Split, Zeros, ZerosLike)
+from .operations import Assign
 from .primitive import PRIMITIVES, Primitive, PrimitiveWithCheck, PrimitiveWithInfer, \
     prim_attr_register
 from . import composite
@@ -19,5 +18,6 @@ def depend(value, expr):
 
 
 def assign(variable, value):
-    """Write `value` into Parameter `variable` in place; returns it."""
+    """Write `value` into the Parameter (or Tensor) `variable` in place, keeping its dtype;
+    returns it."""
     return Assign()(variable, value)

@@ -1,5 +1,8 @@
 """Primitive: the base of every op with a forward on NumPy arrays and a bprop beside it, and
 PRIMITIVES, the registry that the autodiff engine and the gradient tests both read."""
+import functools
+import inspect
+
 from .._autodiff.tape import apply, binary, call1
 from ..common.tensor import Tensor
 
@@ -52,6 +55,10 @@ class Primitive:
         setattr(self, name, value)
         return self
 
+    def init_prim_io_names(self, inputs, outputs):
+        """Record the names of the inputs and outputs (MindSpore's metadata; informative)."""
+        self.__dict__["_io_names"] = (list(inputs), list(outputs))
+
     def __call__(self, *args):
         return apply(self, args)
 
@@ -70,9 +77,20 @@ PrimitiveWithInfer = PrimitiveWithCheck = Primitive
 
 
 def prim_attr_register(fn):
-    """Decorator for a user primitive's `__init__`, as in MindSpore: runs it (attributes set there
-    become `attrs`)."""
-    return fn
+    """Decorator for a user primitive's `__init__`, as in MindSpore: every argument of the call
+    (defaults included) becomes an attribute, and so part of `attrs`, before the body runs."""
+    signature = inspect.signature(fn)
+
+    @functools.wraps(fn)
+    def init(self, *args, **kwargs):
+        bound = signature.bind(self, *args, **kwargs)
+        bound.apply_defaults()
+        for name, value in list(bound.arguments.items())[1:]:
+            if signature.parameters[name].kind not in (inspect.Parameter.VAR_POSITIONAL,
+                                                       inspect.Parameter.VAR_KEYWORD):
+                setattr(self, name, value)
+        fn(self, *args, **kwargs)
+    return init
 
 
 class Unary(Primitive):

@@ -177,6 +177,18 @@ for _name, _ufunc in [("IsNan", np.isnan), ("IsInf", np.isinf), ("IsFinite", np.
 
 # ---- elementwise unary --------------------------------------------------------------------------
 
+
+def _erfinv_reference(y):
+    """Bisection on math.erf: slow, but independent of the kernel under test."""
+    erf = np.vectorize(math.erf, otypes=[np.float64])
+    lo, hi = np.full_like(y, -6.0), np.full_like(y, 6.0)
+    for _ in range(80):
+        mid = (lo + hi) / 2
+        below = erf(mid) < y
+        lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
+    return (lo + hi) / 2
+
+
 _UNARY = [
     ("Neg", np.negative, S.REALS), ("Exp", np.exp, S.REALS), ("Expm1", np.expm1, S.REALS),
     ("Log", np.log, S.POSITIVE), ("Log1p", np.log1p, S.Domain(-0.8, 3)),
@@ -190,6 +202,7 @@ _UNARY = [
     ("Sigmoid", lambda x: 1 / (1 + np.exp(-x)), S.Domain(-6, 6)),
     ("Erf", np.vectorize(math.erf, otypes=[np.float64]), S.REALS),
     ("Erfc", np.vectorize(math.erfc, otypes=[np.float64]), S.REALS),
+    ("Erfinv", _erfinv_reference, S.UNIT),
     ("Softplus", lambda x: np.log1p(np.exp(x)), S.Domain(-6, 6)),
     ("ReLU", lambda x: np.maximum(x, 0), S.AWAY_FROM_ZERO),
 ]
@@ -283,6 +296,12 @@ def _call_cast(attrs, x):
 spec("Cast", _draw_cast, _call_cast, lambda a, x: x.astype(np.float64))
 spec("Identity", one(), lambda a, x: A.Identity()(x), lambda a, x: x)
 spec("StopGradient", one(), lambda a, x: N.StopGradient()(x), lambda a, x: x, order=0)
+# The hooks' own gradient is whatever the hook says: these specs use hooks that keep it, so the
+# check is that the node routes it; tests/ops/test_primitive_classes.py checks replacement.
+spec("InsertGradientOf", one(), lambda a, x: N.InsertGradientOf(lambda g: g * 1.0)(x),
+     lambda a, x: x)
+spec("HookBackward", two(), lambda a, x, y: N.HookBackward(lambda grads: None)(x, y),
+     lambda a, x, y: (x, y))
 
 # ---- reductions -----------------------------------------------------------------------------------
 
@@ -435,6 +454,20 @@ def _matmul_ref(a, x, y):
 spec("MatMul", _draw_matmul(False), lambda a, x, y: M.MatMul(a["ta"], a["tb"])(x, y), _matmul_ref)
 spec("BatchMatMul", _draw_matmul(True), lambda a, x, y: M.BatchMatMul(a["ta"], a["tb"])(x, y),
      _matmul_ref)
+
+
+def _draw_singular(data):
+    batch = data.draw(st.sampled_from([(), (2,)]))
+    m, n = data.draw(st.integers(1, 3)), data.draw(st.integers(1, 3))
+    # A spread diagonal keeps the singular values distinct and away from 0 (where they are
+    # not differentiable); the random part keeps the singular vectors generic.
+    x = arr(data, batch + (m, n), S.Domain(-1, 1)) + 10 * np.eye(m, n) * np.arange(1, n + 1)
+    return [x], {}
+
+
+spec("SingularValues", _draw_singular, lambda a, x: M.SingularValues()(x),
+     lambda a, x: np.linalg.svd(x, compute_uv=False), order=1, rtol=1e-9,
+     notes="first derivatives only: the rule refuses to run under an outer transform")
 
 # ---- shape ops ------------------------------------------------------------------------------------
 

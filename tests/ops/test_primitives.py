@@ -12,6 +12,7 @@ from minispore import Tensor
 from minispore.ops.primitive import PRIMITIVES
 
 from ..helpers.gradcheck import check_grads
+from . import specs_nn  # noqa: F401  (adds the conv, pooling and normalisation specs)
 from .specs import SPECS
 
 

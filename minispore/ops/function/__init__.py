@@ -1,8 +1,11 @@
-"""The functional API: `minispore.ops.add`, `ops.sum`, `ops.softmax`, ... (MindSpore's names)."""
+"""The functional API: `minispore.ops.add`, `ops.sum`, `ops.softmax`, `ops.conv2d`, ...
+(MindSpore's names)."""
 from .array_func import *  # noqa: F401,F403
+from .layer_func import *  # noqa: F401,F403
 from .math_func import *  # noqa: F401,F403
 from .nn_func import *  # noqa: F401,F403
 from .random_func import *  # noqa: F401,F403
-from . import array_func, math_func, nn_func, random_func
+from . import array_func, layer_func, math_func, nn_func, random_func
 
-__all__ = array_func.__all__ + math_func.__all__ + nn_func.__all__ + random_func.__all__
+__all__ = (array_func.__all__ + layer_func.__all__ + math_func.__all__ + nn_func.__all__ +
+           random_func.__all__)

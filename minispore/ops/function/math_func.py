@@ -1,5 +1,6 @@
 """Functional math ops under MindSpore's names and argument names (which mix `axis`/`dim` and
 `keep_dims`/`keepdims`/`keepdim` from op to op, as MindSpore's do)."""
+import builtins
 import math
 
 import numpy as np
@@ -9,21 +10,25 @@ from ...common import dtype as mstype
 from ...common.tensor import Tensor
 from ..operations import array_ops as A
 from ..operations import math_ops as M
+from ..operations._kernels import normalize_axes, normalize_axis
 
 __all__ = [
     "add", "sub", "mul", "div", "true_divide", "floor_divide", "floor_div", "remainder", "fmod",
     "pow", "tensor_pow", "neg", "negative", "exp", "log", "log1p", "expm1", "sqrt", "rsqrt",
     "square", "abs", "absolute", "sign", "sin", "cos", "tan", "tanh", "sigmoid", "erf", "erfc",
-    "maximum", "minimum", "clamp", "clip", "clip_by_value", "cast", "floor", "ceil", "round",
-    "trunc", "reciprocal", "asin", "acos", "atan", "atan2", "sinh", "cosh", "asinh", "acosh",
-    "atanh", "arcsin", "arccos", "arctan", "isnan", "isinf", "isfinite", "isclose", "equal",
-    "ne", "gt", "ge", "lt", "le", "eq", "greater", "greater_equal", "less", "less_equal",
-    "not_equal", "logical_and", "logical_or", "logical_not", "logical_xor", "bitwise_and",
-    "bitwise_or", "bitwise_xor", "lerp", "addcmul", "addcdiv", "log2", "log10", "exp2",
-    "sum", "reduce_sum", "mean", "reduce_mean", "prod", "max", "min", "amax", "amin", "argmax",
-    "argmin", "std", "var", "std_mean", "var_mean", "logsumexp", "cumsum", "all", "any", "norm",
-    "matmul", "bmm", "mm", "dot", "outer", "inner", "addmm", "tensor_dot", "square_sum",
+    "erfinv", "maximum", "minimum", "clamp", "clip", "clip_by_value", "cast", "floor", "ceil",
+    "round", "trunc", "reciprocal", "asin", "acos", "atan", "atan2", "sinh", "cosh", "asinh",
+    "acosh", "atanh", "arcsin", "arccos", "arctan", "isnan", "isinf", "isfinite", "isclose",
+    "equal", "ne", "gt", "ge", "lt", "le", "eq", "greater", "greater_equal", "less",
+    "less_equal", "not_equal", "logical_and", "logical_or", "logical_not", "logical_xor",
+    "bitwise_and", "bitwise_or", "bitwise_xor", "lerp", "addcmul", "addcdiv", "log2", "log10",
+    "exp2", "sum", "reduce_sum", "mean", "reduce_mean", "prod", "max", "min", "amax", "amin",
+    "argmax", "argmin", "std", "var", "std_mean", "var_mean", "logsumexp", "cumsum", "cumprod",
+    "all", "any", "count_nonzero", "norm", "matmul", "bmm", "mm", "dot", "outer", "inner",
+    "addmm", "tensor_dot",
 ]
+
+_NUMBERS = (bool, int, float, np.bool_, np.integer, np.floating)
 
 
 def _tensor(x, op, arg="input"):
@@ -32,105 +37,145 @@ def _tensor(x, op, arg="input"):
     return x
 
 
+def _floating(x):
+    """x itself when floating point, else x as float32 (MindSpore's dtype for exp(int) and the
+    like, which its CPU kernels reject; minispore computes them)."""
+    return x if x._data.dtype.kind in "fc" else M.cast(x, np.float32)
+
+
 # ---- elementwise binary ---------------------------------------------------------------------------
 
-def add(input, other):
-    """input + other, broadcasting, with MindSpore's type promotion."""
-    return binary(M._ADD, input, other)
+def _binary_fn(prim, name, doc):
+    """A functional binary op: Tensors or numbers, broadcasting, MindSpore's type promotion. Two
+    plain numbers give a 0-d Tensor (`ops.add(1, 2)` is `Tensor(3)`, as in MindSpore)."""
+
+    def fn(input, other):
+        try:
+            return binary(prim, input, other)
+        except TypeError as e:
+            return _numbers_or_raise(prim, name, input, other, e)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    return fn
 
 
-def sub(input, other):
-    """input - other."""
-    return binary(M._SUB, input, other)
-
-
-def mul(input, other):
-    """input * other."""
-    return binary(M._MUL, input, other)
+def _numbers_or_raise(prim, name, x, y, error):
+    if isinstance(x, _NUMBERS) and isinstance(y, _NUMBERS):
+        return binary(prim, Tensor(x), y)
+    for arg, v in (("input", x), ("other", y)):
+        if not isinstance(v, (Tensor, np.ndarray) + _NUMBERS):
+            raise TypeError(f"For '{name}', '{arg}' must be a Tensor or a number, but got "
+                            f"{type(v).__name__}") from None
+    raise error  # the primitive's own TypeError (e.g. a bitwise op on floats)
 
 
 _FLOOR_DIV, _MOD, _POW = M.FloorDiv(), M.FloorMod(), M.Pow()
 _MAXIMUM, _MINIMUM, _ATAN2 = M.Maximum(), M.Minimum(), M.Atan2()
 
-
-def div(input, other, *, rounding_mode=None):
-    """input / other; `rounding_mode` None (true division), 'floor' or 'trunc'."""
-    if rounding_mode is None:
-        return binary(M._DIV, input, other)
-    if rounding_mode == "floor":
-        return binary(_FLOOR_DIV, input, other)
-    if rounding_mode == "trunc":
-        q = binary(M._DIV, input, other)
-        out = trunc(q)
-        dt = _result_dtype(input, other)
-        return M.cast(out, dt) if dt.kind in "iu" else out
-    raise ValueError(f"For 'div', 'rounding_mode' must be None, 'floor' or 'trunc', but got "
-                     f"{rounding_mode!r}")
-
-
-def _result_dtype(x, y):
-    if isinstance(x, Tensor) and isinstance(y, Tensor):
-        return mstype.promote(x._data.dtype, y._data.dtype)
-    t, s = (x, y) if isinstance(x, Tensor) else (y, x)
-    return mstype.promote_scalar(t._data.dtype, type(s) if type(s) in (bool, int, float) else float)
-
-
-def true_divide(dividend, divisor):
-    return binary(M._DIV, dividend, divisor)
-
-
-def floor_divide(input, other):
-    """floor(input / other)."""
-    return binary(_FLOOR_DIV, input, other)
-
-
-floor_div = floor_divide
-
-
-def remainder(input, other):
-    """input - floor(input / other) * other (the sign of `other`, as Python's %)."""
-    return binary(_MOD, input, other)
-
-
-def fmod(input, other):
-    """input - trunc(input / other) * other (the sign of `input`)."""
-    return sub(input, mul(trunc(div(input, other)), other))
+add = _binary_fn(M._ADD, "add", "input + other, broadcasting, with MindSpore's type promotion.")
+sub = _binary_fn(M._SUB, "sub", "input - other.")
+mul = _binary_fn(M._MUL, "mul", "input * other.")
+floor_divide = _binary_fn(_FLOOR_DIV, "floor_divide", "floor(input / other) (zero gradient).")
+remainder = _binary_fn(_MOD, "remainder",
+                       "input - floor(input / other) * other (the sign of `other`, as Python %).")
+maximum = _binary_fn(_MAXIMUM, "maximum",
+                     "Elementwise max, NaN-propagating; ties split the gradient evenly.")
+minimum = _binary_fn(_MINIMUM, "minimum",
+                     "Elementwise min, NaN-propagating; ties split the gradient evenly.")
+atan2 = _binary_fn(_ATAN2, "atan2", "The angle of the point (other, input): arctan(input / "
+                                    "other) in the right quadrant.")
+_true_div = _binary_fn(M._DIV, "div", "input / other (true division; int / int is float32).")
+_pow = _binary_fn(_POW, "pow", "input ** exponent.")
 
 
 def pow(input, exponent):
-    """input ** exponent (tensor or scalar exponent)."""
-    return binary(_POW, input, exponent)
+    """input ** exponent (either may be a number)."""
+    return _pow(input, exponent)
 
 
 tensor_pow = pow
 
 
-def maximum(input, other):
-    """Elementwise max; ties split the gradient evenly."""
-    return binary(_MAXIMUM, input, other)
+def div(input, other, *, rounding_mode=None):
+    """input / other. `rounding_mode` None (true division: int / int is float32), 'floor' or
+    'trunc' (both keep integer inputs integer)."""
+    if rounding_mode is None:
+        return _true_div(input, other)
+    if rounding_mode == "floor":
+        return floor_divide(input, other)
+    if rounding_mode == "trunc":
+        if _is_integral(input) and _is_integral(other):
+            a, b = _integer_operands(input, other, "div")
+            return wrap(_trunc_div(a, b))
+        return trunc(_true_div(input, other))
+    raise ValueError(f"For 'div', 'rounding_mode' must be None, 'floor' or 'trunc', but got "
+                     f"{rounding_mode!r}")
 
 
-def minimum(input, other):
-    """Elementwise min; ties split the gradient evenly."""
-    return binary(_MINIMUM, input, other)
+def _is_integral(v):
+    if isinstance(v, Tensor):
+        return v._data.dtype.kind in "biu"
+    return isinstance(v, (bool, int, np.bool_, np.integer))
 
 
-def atan2(input, other):
-    return binary(_ATAN2, input, other)
+def _integer_operands(x, y, op):
+    """Integer operands as arrays of their promoted dtype (integers have no gradient, so these
+    ops compute on arrays, exactly: true division would round large int64 values)."""
+    if not isinstance(x, Tensor) and not isinstance(y, Tensor):
+        x = Tensor(x)
+    a = x._data if isinstance(x, Tensor) else None
+    b = y._data if isinstance(y, Tensor) else None
+    if a is not None and b is not None:
+        dt = mstype.promote(a.dtype, b.dtype)
+    else:
+        t = a if a is not None else b
+        dt = mstype.promote_scalar(t.dtype, int)
+    a = np.asarray(x if a is None else a, dt)
+    b = np.asarray(y if b is None else b, dt)
+    if np.any(b == 0):
+        raise ValueError(f"For '{op}', integer division by zero")
+    return a, b
+
+
+def _trunc_div(a, b):
+    return (a - np.fmod(a, b)) // b
+
+
+def true_divide(dividend, divisor):
+    """dividend / divisor (true division)."""
+    return _true_div(dividend, divisor)
+
+
+def floor_div(x, y):
+    """floor(x / y); MindSpore's older name of `floor_divide`."""
+    return floor_divide(x, y)
+
+
+def fmod(input, other):
+    """input - trunc(input / other) * other: the remainder with the sign of `input` (integer
+    inputs stay integer)."""
+    if _is_integral(input) and _is_integral(other):
+        return wrap(np.fmod(*_integer_operands(input, other, "fmod")))
+    return sub(input, mul(div(input, other, rounding_mode="trunc"), other))
 
 
 def lerp(input, end, weight):
-    """input + weight * (end - input)."""
+    """input + weight * (end - input); `weight` a number or a Tensor (broadcast)."""
+    _tensor(input, "lerp")
+    _tensor(end, "lerp", "end")
     return add(input, mul(weight, sub(end, input)))
 
 
 def addcmul(input, tensor1, tensor2, value=1):
     """input + value * tensor1 * tensor2."""
+    _tensor(input, "addcmul")
     return add(input, mul(mul(tensor1, tensor2), value))
 
 
 def addcdiv(input, tensor1, tensor2, value=1):
     """input + value * tensor1 / tensor2."""
+    _tensor(input, "addcdiv")
     return add(input, mul(div(tensor1, tensor2), value))
 
 
@@ -152,16 +197,16 @@ def _unary(prim_cls, name, doc):
 
 neg = _unary(M.Neg, "neg", "-input.")
 negative = neg
-exp = _unary(M.Exp, "exp", "e ** input.")
+exp = _unary(M.Exp, "exp", "e ** input (integers give float32).")
 log = _unary(M.Log, "log", "Natural log (log(0) = -inf).")
 log1p = _unary(M.Log1p, "log1p", "log(1 + input), exact for small input.")
 expm1 = _unary(M.Expm1, "expm1", "exp(input) - 1, exact for small input.")
-sqrt = _unary(M.Sqrt, "sqrt", "Square root (ints give float32).")
+_sqrt = _unary(M.Sqrt, "sqrt", "Square root (integers give float32).")
 rsqrt = _unary(M.Rsqrt, "rsqrt", "1 / sqrt(input).")
 square = _unary(M.Square, "square", "input * input.")
 abs = _unary(M.Abs, "abs", "|input|; abs'(0) = 0.")
 absolute = abs
-sign = _unary(M.Sign, "sign", "-1, 0 or 1.")
+sign = _unary(M.Sign, "sign", "-1, 0 or 1 (zero gradient).")
 sin = _unary(M.Sin, "sin", "Sine.")
 cos = _unary(M.Cos, "cos", "Cosine.")
 tan = _unary(M.Tan, "tan", "Tangent.")
@@ -169,11 +214,13 @@ tanh = _unary(M.Tanh, "tanh", "Hyperbolic tangent.")
 sigmoid = _unary(M.Sigmoid, "sigmoid", "1 / (1 + exp(-input)), without overflow.")
 erf = _unary(M.Erf, "erf", "The error function.")
 erfc = _unary(M.Erfc, "erfc", "1 - erf(input), without cancellation.")
+erfinv = _unary(M.Erfinv, "erfinv", "The inverse error function on [-1, 1] (+-inf at +-1, NaN "
+                                    "outside).")
 floor = _unary(M.Floor, "floor", "Round down (zero gradient).")
 ceil = _unary(M.Ceil, "ceil", "Round up (zero gradient).")
 trunc = _unary(M.Trunc, "trunc", "Round toward zero (zero gradient).")
 reciprocal = _unary(M.Reciprocal, "reciprocal", "1 / input.")
-asin = arcsin = _unary(M.Asin, "asin", "Inverse sine.")
+asin = _unary(M.Asin, "asin", "Inverse sine.")
 acos = arccos = _unary(M.ACos, "acos", "Inverse cosine.")
 atan = arctan = _unary(M.Atan, "atan", "Inverse tangent.")
 sinh = _unary(M.Sinh, "sinh", "Hyperbolic sine.")
@@ -184,45 +231,63 @@ atanh = _unary(M.Atanh, "atanh", "Inverse hyperbolic tangent.")
 isnan = _unary(M.IsNan, "isnan", "True where NaN.")
 isinf = _unary(M.IsInf, "isinf", "True where +-inf.")
 isfinite = _unary(M.IsFinite, "isfinite", "True where finite.")
-logical_not = _unary(M.LogicalNot, "logical_not", "not input (bool tensors).")
 _ROUND = M.Round()
 
 
+def sqrt(x):
+    """Square root (integers give float32)."""
+    return _sqrt(x)
+
+
+def arcsin(x):
+    """Inverse sine (`asin`)."""
+    return asin(x)
+
+
 def round(input, *, decimals=0):
-    """Round half to even, to `decimals` decimal places."""
+    """Round half to even, to `decimals` decimal places (integers are returned unchanged)."""
     _tensor(input, "round")
-    if decimals == 0:
+    if decimals == 0 or input._data.dtype.kind in "biu":
         return call1(_ROUND, input)
     scale = 10.0 ** decimals
     return div(call1(_ROUND, mul(input, scale)), scale)
 
 
 def log2(input):
-    return div(log(input), math.log(2.0))
+    """Base-2 logarithm."""
+    return div(log(_tensor(input, "log2")), math.log(2.0))
 
 
 def log10(input):
-    return div(log(input), math.log(10.0))
+    """Base-10 logarithm."""
+    return div(log(_tensor(input, "log10")), math.log(10.0))
 
 
 def exp2(input):
-    return pow(2.0, input)
+    """2 ** input."""
+    return pow(2.0, _floating(_tensor(input, "exp2")))
+
+
+_CLIP = M.ClipByValue()
 
 
 def clamp(input, min=None, max=None):
-    """input limited to [min, max] (either may be None; Tensors or numbers). The gradient passes
-    on the closed interval."""
+    """input limited to [min, max] (either may be None; Tensors or numbers, which take part in
+    type promotion: an int Tensor clamped to float bounds is float32). The gradient passes on the
+    closed interval."""
     _tensor(input, "clamp")
     if min is None and max is None:
         raise ValueError("For 'clamp', 'min' and 'max' must not both be None")
     return apply(_CLIP, (input, min, max))
 
 
-_CLIP = M.ClipByValue()
-clip = clamp
+def clip(input, min=None, max=None):
+    """Alias of `clamp`."""
+    return clamp(input, min, max)
 
 
 def clip_by_value(x, clip_value_min=None, clip_value_max=None):
+    """x limited to [clip_value_min, clip_value_max] (MindSpore's older name of `clamp`)."""
     return clamp(x, clip_value_min, clip_value_max)
 
 
@@ -234,151 +299,168 @@ def cast(input, dtype):
 
 # ---- comparisons and logic ------------------------------------------------------------------------
 
-_EQ, _NE, _GT, _GE = M.Equal(), M.NotEqual(), M.Greater(), M.GreaterEqual()
-_LT, _LE = M.Less(), M.LessEqual()
-_LAND, _LOR, _LXOR = M.LogicalAnd(), M.LogicalOr(), M.LogicalXor()
-_BAND, _BOR, _BXOR = M.BitwiseAnd(), M.BitwiseOr(), M.BitwiseXor()
+_BOOL = np.dtype(np.bool_)
 
-
-def equal(input, other):
-    return binary(_EQ, input, other)
-
-
-def ne(input, other):
-    return binary(_NE, input, other)
-
-
-def gt(input, other):
-    return binary(_GT, input, other)
-
-
-def ge(input, other):
-    return binary(_GE, input, other)
-
-
-def lt(input, other):
-    return binary(_LT, input, other)
-
-
-def le(input, other):
-    return binary(_LE, input, other)
-
-
+equal = _binary_fn(M.Equal(), "equal", "input == other, elementwise (bool).")
+ne = _binary_fn(M.NotEqual(), "ne", "input != other, elementwise (bool).")
+gt = _binary_fn(M.Greater(), "gt", "input > other, elementwise (bool).")
+ge = _binary_fn(M.GreaterEqual(), "ge", "input >= other, elementwise (bool).")
+lt = _binary_fn(M.Less(), "lt", "input < other, elementwise (bool).")
+le = _binary_fn(M.LessEqual(), "le", "input <= other, elementwise (bool).")
 eq, not_equal, greater, greater_equal, less, less_equal = equal, ne, gt, ge, lt, le
+bitwise_and = _binary_fn(M.BitwiseAnd(), "bitwise_and", "Bitwise and of int or bool tensors.")
+bitwise_or = _binary_fn(M.BitwiseOr(), "bitwise_or", "Bitwise or of int or bool tensors.")
+bitwise_xor = _binary_fn(M.BitwiseXor(), "bitwise_xor", "Bitwise xor of int or bool tensors.")
+_LAND, _LOR, _LXOR, _LNOT = M.LogicalAnd(), M.LogicalOr(), M.LogicalXor(), M.LogicalNot()
+
+
+def _truth(v):
+    """v as bool: Tensors of any dtype and numbers are true where nonzero."""
+    if isinstance(v, Tensor):
+        return v if v._data.dtype == _BOOL else wrap(v._data != 0)
+    return bool(v)
 
 
 def logical_and(input, other):
-    return binary(_LAND, input, other)
+    """input and other, elementwise; any dtype counts as true where nonzero (bool result)."""
+    return binary(_LAND, _truth(input), _truth(other))
 
 
 def logical_or(input, other):
-    return binary(_LOR, input, other)
+    """input or other, elementwise (bool result)."""
+    return binary(_LOR, _truth(input), _truth(other))
 
 
 def logical_xor(input, other):
-    return binary(_LXOR, input, other)
+    """input xor other, elementwise (bool result)."""
+    return binary(_LXOR, _truth(input), _truth(other))
 
 
-def bitwise_and(input, other):
-    return binary(_BAND, input, other)
-
-
-def bitwise_or(input, other):
-    return binary(_BOR, input, other)
-
-
-def bitwise_xor(input, other):
-    return binary(_BXOR, input, other)
+def logical_not(input):
+    """not input, elementwise: True where input is False or zero."""
+    return call1(_LNOT, _truth(_tensor(input, "logical_not")))
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    """|input - other| <= atol + rtol * |other|, elementwise."""
-    a = input._data if isinstance(input, Tensor) else input
+    """|input - other| <= atol + rtol * |other|, elementwise (bool)."""
+    _tensor(input, "isclose")
     b = other._data if isinstance(other, Tensor) else other
-    return wrap(np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
+    return wrap(np.isclose(input._data, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
 # ---- reductions -----------------------------------------------------------------------------------
 
 def sum(input, dim=None, keepdim=False, *, dtype=None):
-    """Sum over `dim` (int or tuple; None for all). bool and int32 sum to int64."""
+    """Sum over `dim` (int or tuple; None for all). bool and int32 sum to int64; `dtype` casts
+    the input first (and the result to it)."""
     _tensor(input, "sum")
+    if dtype is not None:
+        input = M.cast(input, dtype)
     out = M.reduce_sum(input, dim, keepdim)
     return out if dtype is None else M.cast(out, dtype)
 
 
-def reduce_sum(x, axis=None, keep_dims=False):
-    return sum(x, axis, keep_dims)
+def reduce_sum(x, axis=()):
+    """Sum over `axis` (`()` for all): MindSpore's older form of `sum`."""
+    return sum(x, axis)
 
 
 def mean(x, axis=None, keep_dims=False):
     """Mean over `axis` (None for all). Integer inputs give float32 (MindSpore floors to an
-    integer, which its own docs do not promise)."""
+    integer, which its own docs do not promise); the mean of nothing is NaN."""
     _tensor(x, "mean", "x")
     return M.reduce_mean(x, axis, keep_dims)
 
 
-reduce_mean = mean
+def reduce_mean(x, axis=()):
+    """Mean over `axis` (`()` for all): MindSpore's older form of `mean`."""
+    return mean(x, axis)
+
+
 _PROD = {False: M.ReduceProd(False), True: M.ReduceProd(True)}
 
 
 def prod(input, axis=None, keep_dims=False, dtype=None):
-    """Product over `axis` (None for all); exact gradients with zeros."""
+    """Product over `axis` (None for all); exact gradients with zeros. The product of nothing
+    is 1."""
     _tensor(input, "prod")
-    out = apply(_PROD[bool(keep_dims)], (input, () if axis is None else axis))
-    return out if dtype is None else M.cast(out, dtype)
+    if dtype is not None:
+        input = M.cast(input, dtype)
+    return apply(_PROD[bool(keep_dims)], (input, () if axis is None else axis))
 
 
 _RMAX = {False: M.ReduceMax(False), True: M.ReduceMax(True)}
 _RMIN = {False: M.ReduceMin(False), True: M.ReduceMin(True)}
 
 
-def _with_initial(out, initial, ufunc):
+def _identity_element(dt, is_max):
+    """The value that never wins a max (or min) of dtype dt: what masked-out elements become."""
+    if dt.kind in "fc":
+        return -np.inf if is_max else np.inf
+    if dt.kind == "b":
+        return not is_max
+    info = np.iinfo(dt)
+    return info.min if is_max else info.max
+
+
+def _masked(input, where, is_max, op):
+    if where is None:
+        return input
+    if not isinstance(where, Tensor) or where._data.dtype != _BOOL:
+        raise TypeError(f"For '{op}', 'where' must be a bool Tensor, but got "
+                        f"{getattr(where, 'dtype', type(where).__name__)}")
+    fill = np.asarray(_identity_element(input._data.dtype, is_max), input._data.dtype)
+    return M.select(where, input, wrap(fill))
+
+
+def _extreme_values(input, axis, keepdims, initial, where, op):
+    is_max = op in ("amax", "max")
+    x = _masked(input, where, is_max, op)
+    axes = normalize_axes(axis, x.ndim, op)
+    empty = x._data.size == 0 and (axes is None or builtins.any(x.shape[a] == 0 for a in axes))
+    if empty:
+        if initial is None:
+            raise ValueError(f"For '{op}', cannot reduce an empty tensor of shape {x.shape} "
+                             f"over axis {axis!r} without 'initial'")
+        ufunc = np.max if is_max else np.min
+        return wrap(ufunc(x._data, axis=axes, keepdims=keepdims, initial=initial))
+    table = _RMAX if is_max else _RMIN
+    out = apply(table[bool(keepdims)], (x, () if axis is None else axis))
     if initial is None:
         return out
-    return binary(ufunc, out, initial)
+    return binary(_MAXIMUM if is_max else _MINIMUM, out, initial)
 
 
 def amax(input, axis=None, keepdims=False, *, initial=None, where=None):
-    """Maximum values over `axis` (None for all); ties split the gradient evenly."""
+    """Maximum values over `axis` (None for all), at least `initial`, over the elements where
+    `where` is True. Ties split the gradient evenly."""
     _tensor(input, "amax")
-    if where is not None:
-        input = M.select(_as_bool(where, "amax"), input, float("-inf"))
-    return _with_initial(apply(_RMAX[bool(keepdims)], (input, () if axis is None else axis)),
-                         initial, _MAXIMUM)
+    return _extreme_values(input, axis, keepdims, initial, where, "amax")
 
 
 def amin(input, axis=None, keepdims=False, *, initial=None, where=None):
-    """Minimum values over `axis` (None for all); ties split the gradient evenly."""
+    """Minimum values over `axis` (None for all); see `amax`."""
     _tensor(input, "amin")
-    if where is not None:
-        input = M.select(_as_bool(where, "amin"), input, float("inf"))
-    return _with_initial(apply(_RMIN[bool(keepdims)], (input, () if axis is None else axis)),
-                         initial, _MINIMUM)
-
-
-def _as_bool(t, op):
-    if not isinstance(t, Tensor) or t._data.dtype.kind != "b":
-        raise TypeError(f"For '{op}', 'where' must be a bool Tensor")
-    return t
+    return _extreme_values(input, axis, keepdims, initial, where, "amin")
 
 
 def max(input, axis=None, keepdims=False, *, initial=None, where=None):
-    """(values, indices) of the maximum along `axis` (over all elements for None, with the flat
-    index). Ties split the value's gradient evenly."""
-    return _extreme(input, axis, keepdims, initial, where, M.ArgMaxWithValue, amax, "max")
+    """(values, int64 indices) of the maximum along `axis`; over all elements for None, with the
+    index into the flattened input. With `where`, the index is that of the largest allowed
+    element. Ties split the value's gradient evenly."""
+    return _extreme(input, axis, keepdims, initial, where, M.ArgMaxWithValue, "max")
 
 
 def min(input, axis=None, keepdims=False, *, initial=None, where=None):
-    """(values, indices) of the minimum along `axis`; see `max`."""
-    return _extreme(input, axis, keepdims, initial, where, M.ArgMinWithValue, amin, "min")
+    """(values, int64 indices) of the minimum along `axis`; see `max`."""
+    return _extreme(input, axis, keepdims, initial, where, M.ArgMinWithValue, "min")
 
 
-def _extreme(input, axis, keepdims, initial, where, prim_cls, values_fn, op):
+def _extreme(input, axis, keepdims, initial, where, prim_cls, op):
     _tensor(input, op)
     if initial is not None or where is not None:
-        values = values_fn(input, axis, keepdims, initial=initial, where=where)
-        return values, _argextreme(input, axis, keepdims, op)
+        values = _extreme_values(input, axis, keepdims, initial, where, op)
+        return values, _arg_extreme(input, axis, keepdims, where, op)
     if axis is None:
         flat = A.reshape(input, (-1,)) if input.ndim != 1 else input
         idx, val = apply(prim_cls(0, False), (flat,))
@@ -390,23 +472,26 @@ def _extreme(input, axis, keepdims, initial, where, prim_cls, values_fn, op):
     return val, idx
 
 
-def _argextreme(input, axis, keepdims, op):
-    fn = np.argmax if op == "max" else np.argmin
+def _arg_extreme(input, axis, keepdims, where, op):
     a = input._data
+    if where is not None:
+        a = np.where(where._data, a, _identity_element(a.dtype, op == "max"))
+    fn = np.argmax if op == "max" else np.argmin
     if axis is None:
         r = np.asarray(fn(a.reshape(-1)))
         return wrap(r.reshape((1,) * a.ndim) if keepdims else r)
-    return wrap(fn(a, axis=axis, keepdims=keepdims))
+    return wrap(fn(a, axis=normalize_axis(axis, a.ndim, op), keepdims=keepdims))
 
 
 def argmax(input, dim=None, keepdim=False):
-    """int64 index of the maximum along `dim` (of the flattened input for None)."""
+    """int64 index of the maximum along `dim` (into the flattened input for None)."""
     _tensor(input, "argmax")
     return apply(M.Argmax(dim, mstype.int64, keepdim), (input,))
 
 
 def argmin(input, axis=None, keepdims=False):
-    """int64 index of the minimum along `axis` (MindSpore's Tensor.argmin gives int32)."""
+    """int64 index of the minimum along `axis` (MindSpore 2.10 gives int32 here but int64 from
+    argmax; minispore gives int64 from both)."""
     _tensor(input, "argmin")
     return apply(M.Argmin(axis, mstype.int64, keepdims), (input,))
 
@@ -414,22 +499,22 @@ def argmin(input, axis=None, keepdims=False):
 def std(input, axis=None, ddof=0, keepdims=False):
     """Standard deviation (ddof=0: population). The gradient at zero spread is 0."""
     _tensor(input, "std")
-    ddof = int(ddof) if not isinstance(ddof, bool) else int(ddof)
-    return apply(M.ReduceStd(() if axis is None else axis, ddof, keepdims), (input,))
+    return apply(M.ReduceStd(() if axis is None else axis, int(ddof), keepdims), (input,))
 
 
 def var(input, axis=None, ddof=0, keepdims=False):
     """Variance (ddof=0: population)."""
     _tensor(input, "var")
-    ddof = int(ddof)
-    return apply(M.ReduceVar(() if axis is None else axis, ddof, keepdims), (input,))
+    return apply(M.ReduceVar(() if axis is None else axis, int(ddof), keepdims), (input,))
 
 
 def std_mean(input, axis=None, ddof=0, keepdims=False):
+    """(std, mean) over `axis`."""
     return std(input, axis, ddof, keepdims), mean(input, axis, keepdims)
 
 
 def var_mean(input, axis=None, ddof=0, keepdims=False):
+    """(var, mean) over `axis`."""
     return var(input, axis, ddof, keepdims), mean(input, axis, keepdims)
 
 
@@ -439,7 +524,7 @@ _LSE = {False: M.ReduceLogSumExp(False), True: M.ReduceLogSumExp(True)}
 def logsumexp(input, dim, keepdim=False):
     """log(sum(exp(input))) over `dim`, finite for large inputs."""
     _tensor(input, "logsumexp")
-    return apply(_LSE[bool(keepdim)], (input, dim))
+    return apply(_LSE[bool(keepdim)], (_floating(input), dim))
 
 
 _CUMSUM = M.CumSum()
@@ -453,42 +538,140 @@ def cumsum(x, axis, dtype=None):
     return apply(_CUMSUM, (x, axis))
 
 
+def cumprod(input, dim, dtype=None):
+    """Cumulative product along `dim`, with exact gradients when the input has zeros.
+
+    Built as a product over a lower-triangular expansion (O(n^2) work along `dim`), which keeps
+    the gradient exact where a division-based rule would divide by zero.
+    """
+    _tensor(input, "cumprod")
+    if dtype is not None:
+        input = M.cast(input, dtype)
+    if input.ndim == 0:
+        return apply(A._IDENTITY, (input,))
+    d = normalize_axis(dim, input.ndim, "cumprod")
+    n = input.shape[d]
+    moved = A.transpose(input, [i for i in range(input.ndim) if i != d] + [d])
+    rows = A.broadcast_to(A.expand_dims(moved, moved.ndim - 1), moved.shape[:-1] + (n, n))
+    upto = wrap(np.tril(np.ones((n, n), bool)))  # row i keeps elements 0..i
+    out = apply(_PROD[False], (M.select(upto, rows, 1), -1))
+    back = list(range(input.ndim - 1))
+    back.insert(d, input.ndim - 1)
+    return A.transpose(out, back)
+
+
 def all(input, axis=None, keep_dims=False):
-    """True where every element along `axis` is nonzero (a bool Tensor)."""
+    """True where every element along `axis` is nonzero (a bool Tensor; True for nothing)."""
     _tensor(input, "all")
-    from ..operations._kernels import normalize_axes
     return wrap(np.all(input._data, axis=normalize_axes(axis, input.ndim, "all"),
                        keepdims=keep_dims))
 
 
 def any(input, axis=None, keep_dims=False):
-    """True where some element along `axis` is nonzero (a bool Tensor)."""
+    """True where some element along `axis` is nonzero (a bool Tensor; False for nothing)."""
     _tensor(input, "any")
-    from ..operations._kernels import normalize_axes
     return wrap(np.any(input._data, axis=normalize_axes(axis, input.ndim, "any"),
                        keepdims=keep_dims))
 
 
+def count_nonzero(x, axis=(), keep_dims=False, dtype=mstype.int32):
+    """The number of nonzero elements over `axis` (`()` for all), as `dtype` (int32)."""
+    _tensor(x, "count_nonzero", "x")
+    counts = np.count_nonzero(x._data, axis=normalize_axes(axis, x.ndim, "count_nonzero"),
+                              keepdims=keep_dims)
+    return wrap(np.asarray(counts, mstype.to_np(dtype)))
+
+
+# ---- norms ----------------------------------------------------------------------------------------
+
 def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
-    """Vector or matrix norm: 2-norm / Frobenius by default, `ord` a number, inf, -inf or 'fro'.
-    The gradient of the 2-norm at 0 is 0 (a subgradient)."""
+    """Vector or matrix norm, as `numpy.linalg.norm` / `torch.linalg.norm`.
+
+    Args:
+        A (Tensor): the input (integers are computed in float32).
+        ord: None (2-norm of the flattened input, or over `dim`), a number, inf, -inf, or for
+            matrices 'fro', 'nuc', 1, -1, 2, -2, inf, -inf.
+        dim (int or tuple): one axis for a vector norm, two for a matrix norm. None: the whole
+            input (1-D: a vector norm; 2-D with `ord`: a matrix norm).
+        keepdim (bool): keep the reduced axes as size 1.
+        dtype: cast the input to this dtype first.
+
+    The gradient of the 2-norm at 0 is 0 (a subgradient); spectral and nuclear norms have first
+    derivatives only.
+    """
     x = _tensor(A, "norm", "A")
     if dtype is not None:
         x = M.cast(x, dtype)
-    if ord is None or ord == "fro" or ord == 2 and (dim is None or isinstance(dim, int)):
-        ssq = sum(mul(x, x), dim, keepdim)
-        return _safe_sqrt(ssq)
-    if ord == float("inf"):
-        return amax(abs(x), dim, keepdim)
-    if ord == float("-inf"):
-        return amin(abs(x), dim, keepdim)
+    x = _floating(x)
+    if dim is None:
+        if ord is None:
+            return _vector_norm(x, 2, None, keepdim)
+        if x.ndim == 2:
+            return _matrix_norm(x, ord, (0, 1), keepdim)
+        if x.ndim > 2:
+            raise ValueError(f"For 'norm', with 'ord' {ord!r} and no 'dim' the input must be 1-D "
+                             f"or 2-D, but got shape {x.shape}")
+        dims = None
+    else:
+        dims = (dim,) if isinstance(dim, (int, np.integer)) else tuple(dim)
+        dims = tuple(normalize_axis(d, builtins.max(x.ndim, 1), "norm") for d in dims)
+        if len(set(dims)) != len(dims):
+            raise ValueError(f"For 'norm', 'dim' repeats an axis: {dim!r}")
+        if ord is None:
+            return _vector_norm(x, 2, dims, keepdim)
+        if len(dims) == 2:
+            return _matrix_norm(x, ord, dims, keepdim)
+        if len(dims) != 1:
+            raise ValueError(f"For 'norm', 'dim' must name 1 or 2 axes when 'ord' is given, "
+                             f"but got {dim!r}")
+    if isinstance(ord, str):
+        raise ValueError(f"For 'norm', 'ord' {ord!r} is a matrix norm: it needs 2 axes")
+    return _vector_norm(x, ord, dims, keepdim)
+
+
+def _vector_norm(x, ord, dims, keepdim):
+    if isinstance(ord, bool) or not isinstance(ord, (int, float, np.integer, np.floating)):
+        raise ValueError(f"For 'norm', 'ord' {ord!r} is not a vector norm order")
+    if ord == 2:
+        return _safe_sqrt(sum(mul(x, x), dims, keepdim))
+    if ord == math.inf:
+        return amax(abs(x), dims, keepdim)
+    if ord == -math.inf:
+        return amin(abs(x), dims, keepdim)
     if ord == 0:
-        return sum(M.cast(ne(x, 0), x.dtype), dim, keepdim)
+        return sum(M.cast(ne(x, 0), x._data.dtype), dims, keepdim)
     if ord == 1:
-        return sum(abs(x), dim, keepdim)
-    if isinstance(ord, (int, float)):
-        return pow(sum(pow(abs(x), ord), dim, keepdim), 1.0 / ord)
-    raise ValueError(f"For 'norm', unsupported 'ord' {ord!r}")
+        return sum(abs(x), dims, keepdim)
+    return pow(sum(pow(abs(x), ord), dims, keepdim), 1.0 / ord)
+
+
+def _matrix_norm(x, ord, dims, keepdim):
+    d0, d1 = dims
+    if ord == "fro":
+        return _safe_sqrt(sum(mul(x, x), dims, keepdim))
+    if ord in ("nuc", 2, -2):
+        sv = apply(_SINGULAR_VALUES, (A.transpose(x, _last_two(x.ndim, d0, d1)),))
+        out = sum(sv, -1) if ord == "nuc" else (amax(sv, -1) if ord == 2 else amin(sv, -1))
+        if keepdim:
+            for d in sorted(dims):
+                out = A.expand_dims(out, d)
+        return out
+    if ord in (1, -1, math.inf, -math.inf):
+        # 1: the largest column sum (sum down the rows d0, then max across d1); inf: rows.
+        inner, outer = (d0, d1) if ord in (1, -1) else (d1, d0)
+        sums = sum(abs(x), inner, True)
+        out = (amax if ord > 0 else amin)(sums, outer, True)
+        return out if keepdim else A.reshape(out, tuple(
+            n for i, n in enumerate(out.shape) if i not in dims))
+    raise ValueError(f"For 'norm', 'ord' {ord!r} is not a matrix norm order: use 'fro', 'nuc', "
+                     "1, -1, 2, -2, inf or -inf")
+
+
+_SINGULAR_VALUES = M.SingularValues()
+
+
+def _last_two(ndim, d0, d1):
+    return [i for i in range(ndim) if i not in (d0, d1)] + [d0, d1]
 
 
 def _safe_sqrt(ssq):
@@ -500,10 +683,6 @@ def _safe_sqrt(ssq):
     return M.select(wrap(zero), 0.0, sqrt(safe))
 
 
-def square_sum(x, axis=None, keep_dims=False):
-    return sum(mul(x, x), axis, keep_dims)
-
-
 # ---- linear algebra -------------------------------------------------------------------------------
 
 _MATMUL = M.MatMul()
@@ -511,92 +690,125 @@ _BATCH_MATMUL = M.BatchMatMul()
 
 
 def matmul(input, other):
-    """Matrix product with NumPy's rules: 1-D operands are promoted and the added axis removed,
-    batch dimensions broadcast."""
+    """Matrix product with NumPy's rules: 1-D operands are promoted (and the added axis removed),
+    batch dimensions broadcast, mixed dtypes promote. (2, 0) @ (0, 3) is zeros."""
     a = _tensor(input, "matmul")
     b = _tensor(other, "matmul", "other")
     ad, bd = a._data, b._data
     if ad.ndim == 0 or bd.ndim == 0:
         raise ValueError(f"For 'matmul', the inputs must not be 0-D, but got shapes {ad.shape} "
                          f"and {bd.shape}")
+    k_a = ad.shape[-1]
+    k_b = bd.shape[0] if bd.ndim == 1 else bd.shape[-2]
+    if k_a != k_b:
+        raise ValueError(f"For 'matmul', the last axis of 'input' must match the "
+                         f"{'only' if bd.ndim == 1 else 'second-to-last'} axis of 'other', but "
+                         f"got shapes {ad.shape} and {bd.shape}")
+    batch_a, batch_b = ad.shape[:-2], bd.shape[:-2]
+    if batch_a and batch_b and batch_a != batch_b:
+        try:
+            np.broadcast_shapes(batch_a, batch_b)
+        except ValueError:
+            raise ValueError(f"For 'matmul', the batch dimensions of shapes {ad.shape} and "
+                             f"{bd.shape} cannot be broadcast together") from None
     if ad.dtype != bd.dtype:
         dt = mstype.promote(ad.dtype, bd.dtype)
         a, b = M.cast(a, dt), M.cast(b, dt)
     if ad.ndim == 2 and bd.ndim == 2:
         return apply(_MATMUL, (a, b))
-    squeeze = []
     if ad.ndim == 1:
         a = A.reshape(a, (1, ad.shape[0]))
-        squeeze.append(-2)
     if bd.ndim == 1:
         b = A.reshape(b, (bd.shape[0], 1))
-        squeeze.append(-1)
     out = apply(_BATCH_MATMUL if a.ndim > 2 or b.ndim > 2 else _MATMUL, (a, b))
-    if squeeze:
-        shape = list(out.shape)
-        for ax in sorted(squeeze):
-            shape.pop(ax if ax == -1 else len(shape) - 2)
-        out = A.reshape(out, tuple(shape))
+    if ad.ndim == 1 or bd.ndim == 1:
+        shape = out.shape[:-2] + (() if ad.ndim == 1 else out.shape[-2:-1]) + \
+            (() if bd.ndim == 1 else out.shape[-1:])
+        out = A.reshape(out, shape)
     return out
 
 
 def bmm(input_x, mat2):
-    """Batched matrix product of 3-D (or higher) tensors."""
+    """Batched matrix product of 3-D (or higher) tensors; batch dimensions broadcast."""
     _tensor(input_x, "bmm", "input_x")
     _tensor(mat2, "bmm", "mat2")
     if input_x.ndim < 3 or mat2.ndim < 3:
         raise ValueError(f"For 'bmm', the inputs must be at least 3-D, but got shapes "
                          f"{input_x.shape} and {mat2.shape}")
-    return _BATCH_MATMUL(input_x, mat2)
+    return matmul(input_x, mat2)
 
 
 def mm(input, mat2):
     """2-D matrix product."""
     _tensor(input, "mm")
     _tensor(mat2, "mm", "mat2")
-    return _MATMUL(input, mat2)
+    if input.ndim != 2 or mat2.ndim != 2:
+        raise ValueError(f"For 'mm', the inputs must be 2-D, but got shapes {input.shape} and "
+                         f"{mat2.shape}")
+    return matmul(input, mat2)
 
 
 def dot(input, other):
-    """Product over the last axis of `input` and the first of `other` (1-D: the inner
-    product)."""
-    return matmul(input, other)
+    """NumPy's dot: the sum over the last axis of `input` and the second-to-last of `other` (its
+    only axis when 1-D); the free axes of `input` come first, then those of `other`."""
+    _tensor(input, "dot")
+    _tensor(other, "dot", "other")
+    if input.ndim == 0 or other.ndim == 0:
+        return mul(input, other)
+    if input.ndim <= 2 and other.ndim <= 2:
+        return matmul(input, other)
+    return tensor_dot(input, other, ((-1,), (-1 if other.ndim == 1 else -2,)))
 
 
 def inner(input, other):
-    """Sum of products over the last axes."""
-    if other.ndim == 1:
-        return matmul(input, other)
-    return matmul(input, A.transpose(other, tuple(range(other.ndim - 2)) +
-                                     (other.ndim - 1, other.ndim - 2)))
+    """Sum of products over the last axes: shape input.shape[:-1] + other.shape[:-1] (a 0-d
+    operand multiplies)."""
+    _tensor(input, "inner")
+    _tensor(other, "inner", "other")
+    if input.ndim == 0 or other.ndim == 0:
+        return mul(input, other)
+    return tensor_dot(input, other, ((-1,), (-1,)))
 
 
 def outer(input, vec2):
-    """Outer product of two 1-D tensors."""
+    """Outer product of two 1-D tensors (higher-rank inputs are flattened)."""
+    _tensor(input, "outer")
+    _tensor(vec2, "outer", "vec2")
     return mul(A.reshape(input, (-1, 1)), A.reshape(vec2, (1, -1)))
 
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
-    """beta * input + alpha * (mat1 @ mat2)."""
+    """beta * input + alpha * (mat1 @ mat2), `input` broadcast."""
+    _tensor(input, "addmm")
     return add(mul(input, beta), mul(mm(mat1, mat2), alpha))
 
 
 def tensor_dot(x1, x2, axes):
-    """Sum of products over `axes` (an int n: last n of x1 with first n of x2; or two sequences)."""
-    if isinstance(axes, int):
+    """Sum of products over `axes`: an int n (the last n axes of x1 with the first n of x2), or
+    a pair of axis sequences (or ints). The free axes of x1 come first, then those of x2."""
+    _tensor(x1, "tensor_dot", "x1")
+    _tensor(x2, "tensor_dot", "x2")
+    if isinstance(axes, (int, np.integer)):
+        if not 0 <= axes <= builtins.min(x1.ndim, x2.ndim):
+            raise ValueError(f"For 'tensor_dot', 'axes' {axes} is out of range for shapes "
+                             f"{x1.shape} and {x2.shape}")
         ax1 = tuple(range(x1.ndim - axes, x1.ndim))
         ax2 = tuple(range(axes))
     else:
-        ax1, ax2 = (tuple([a]) if isinstance(a, int) else tuple(a) for a in axes)
-    ax1 = tuple(a % x1.ndim for a in ax1)
-    ax2 = tuple(a % x2.ndim for a in ax2)
+        if len(axes) != 2:
+            raise ValueError(f"For 'tensor_dot', 'axes' must be an int or a pair of axis lists, "
+                             f"but got {axes!r}")
+        ax1, ax2 = (tuple([a]) if isinstance(a, (int, np.integer)) else tuple(a) for a in axes)
+    ax1 = tuple(normalize_axis(a, x1.ndim, "tensor_dot") for a in ax1)
+    ax2 = tuple(normalize_axis(a, x2.ndim, "tensor_dot") for a in ax2)
+    if len(ax1) != len(ax2) or builtins.any(x1.shape[i] != x2.shape[j] for i, j in zip(ax1, ax2)):
+        raise ValueError(f"For 'tensor_dot', the contracted axes {ax1} of shape {x1.shape} and "
+                         f"{ax2} of shape {x2.shape} differ")
     free1 = [i for i in range(x1.ndim) if i not in ax1]
     free2 = [i for i in range(x2.ndim) if i not in ax2]
     a = A.transpose(x1, tuple(free1) + ax1)
     b = A.transpose(x2, ax2 + tuple(free2))
     k = math.prod(x1.shape[i] for i in ax1)
-    a2 = A.reshape(a, (-1, k) if free1 else (1, k))
-    b2 = A.reshape(b, (k, -1) if free2 else (k, 1))
-    out = matmul(a2, b2)
+    out = matmul(A.reshape(a, (math.prod(x1.shape[i] for i in free1), k)),
+                 A.reshape(b, (k, math.prod(x2.shape[i] for i in free2))))
     return A.reshape(out, tuple(x1.shape[i] for i in free1) + tuple(x2.shape[i] for i in free2))
-

@@ -1,17 +1,25 @@
-"""Functional neural-network ops: activations, softmax family, losses, dense, one_hot."""
+"""Functional neural-network ops: activations, softmax family, losses, dense, one_hot,
+cosine_similarity (the layer ops, conv to pooling to normalisation, live in layer_func)."""
+import builtins
+import math
+
 import numpy as np
 
 from ..._autodiff.tape import apply, call1, wrap
+from ...common import dtype as mstype
 from ...common.tensor import Tensor
 from ..operations import array_ops as A
 from ..operations import math_ops as M
 from ..operations import nn_ops as N
+from ..operations._kernels import normalize_axis
 from . import math_func as F
 
 __all__ = [
-    "relu", "softmax", "log_softmax", "softplus", "stop_gradient", "dense", "one_hot",
+    "relu", "relu6", "leaky_relu", "elu", "celu", "selu", "silu", "gelu", "mish", "hardswish",
+    "hardsigmoid", "hardtanh", "softsign", "tanhshrink", "prelu", "glu", "softplus", "softmax",
+    "log_softmax", "stop_gradient", "dense", "one_hot", "cosine_similarity",
     "binary_cross_entropy_with_logits", "binary_cross_entropy", "cross_entropy", "nll_loss",
-    "mse_loss", "l1_loss",
+    "mse_loss", "l1_loss", "huber_loss", "kl_div",
 ]
 
 _RELU = N.ReLU()
@@ -23,24 +31,176 @@ def _tensor(x, op, arg="input"):
     return x
 
 
+def _float_tensor(x, op, arg="input"):
+    """x as a floating-point Tensor: integers become float32 (MindSpore rejects them on CPU)."""
+    _tensor(x, op, arg)
+    return x if x._data.dtype.kind in "fc" else M.cast(x, np.float32)
+
+
+# ---- activations ---------------------------------------------------------------------------------
+
 def relu(input, inplace=False):
-    """max(input, 0); relu'(0) = 0."""
+    """max(input, 0); relu'(0) = 0. `inplace` is accepted for compatibility (a new Tensor is
+    returned either way)."""
     _tensor(input, "relu")
     return call1(_RELU, input)
 
 
+def relu6(x):
+    """min(max(x, 0), 6)."""
+    return F.clamp(_tensor(x, "relu6", "x"), 0, 6)
+
+
+def leaky_relu(input, alpha=0.2):
+    """input where input > 0, else alpha * input (the slope is alpha at 0)."""
+    x = _float_tensor(input, "leaky_relu")
+    return M.select(x > 0, x, x * alpha)
+
+
+def _negative_part_expm1(x):
+    """expm1(min(x, 0)), computed so that large positive x neither overflows nor leaks NaN
+    into the gradient of the branch that `select` discards."""
+    return F.expm1(M.select(x > 0, 0.0, x))
+
+
+def elu(input_x, alpha=1.0):
+    """input_x where positive, else alpha * (exp(input_x) - 1). (MindSpore's CPU kernel accepts
+    only alpha=1.0; any alpha works here.)"""
+    x = _float_tensor(input_x, "elu", "input_x")
+    return M.select(x > 0, x, _negative_part_expm1(x) * alpha)
+
+
+def celu(x, alpha=1.0):
+    """max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
+    x = _float_tensor(x, "celu", "x")
+    if alpha == 0:
+        raise ValueError("For 'celu', 'alpha' must not be 0")
+    return M.select(x > 0, x, _negative_part_expm1(x / alpha) * alpha)
+
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def selu(input_x):
+    """scale * elu(input_x, alpha) with the self-normalising constants of Klambauer et al."""
+    x = _float_tensor(input_x, "selu", "input_x")
+    return M.select(x > 0, x, _negative_part_expm1(x) * _SELU_ALPHA) * _SELU_SCALE
+
+
+def silu(input):
+    """input * sigmoid(input) (also called swish)."""
+    x = _float_tensor(input, "silu")
+    return x * F.sigmoid(x)
+
+
+_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+_INV_SQRT_2 = 1.0 / math.sqrt(2.0)
+
+
+def gelu(input, approximate="none"):
+    """x * Phi(x): exact with the error function ('none', the default), or the tanh
+    approximation ('tanh', which `nn.GELU` uses by default)."""
+    x = _tensor(input, "gelu")
+    if x._data.dtype.kind != "f":
+        raise TypeError(f"For 'gelu', the input must be a floating-point Tensor, but got "
+                        f"{x.dtype}")
+    if approximate == "none":
+        return x * (F.erf(x * _INV_SQRT_2) + 1.0) * 0.5
+    if approximate == "tanh":
+        inner = (x + x * x * x * 0.044715) * _SQRT_2_OVER_PI
+        return x * (F.tanh(inner) + 1.0) * 0.5
+    raise ValueError(f"For 'gelu', 'approximate' must be 'none' or 'tanh', but got "
+                     f"{approximate!r}")
+
+
+def mish(x):
+    """x * tanh(softplus(x))."""
+    x = _float_tensor(x, "mish", "x")
+    return x * F.tanh(N.softplus(x))
+
+
+def hardsigmoid(input):
+    """relu6(input + 3) / 6."""
+    x = _float_tensor(input, "hardsigmoid")
+    return F.clamp(x + 3.0, 0.0, 6.0) / 6.0
+
+
+def hardswish(input):
+    """input * relu6(input + 3) / 6."""
+    x = _float_tensor(input, "hardswish")
+    return x * hardsigmoid(x)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0):
+    """input limited to [min_val, max_val]."""
+    _tensor(input, "hardtanh")
+    if min_val > max_val:
+        raise ValueError(f"For 'hardtanh', 'min_val' {min_val} must not exceed 'max_val' "
+                         f"{max_val}")
+    return F.clamp(input, min_val, max_val)
+
+
+def softsign(x):
+    """x / (1 + |x|)."""
+    x = _float_tensor(x, "softsign", "x")
+    return x / (F.abs(x) + 1.0)
+
+
+def tanhshrink(input):
+    """input - tanh(input)."""
+    x = _float_tensor(input, "tanhshrink")
+    return x - F.tanh(x)
+
+
+def prelu(input, weight):
+    """input where positive, else weight * input; `weight` has one slope, or one per channel
+    (axis 1 of an input of rank >= 2)."""
+    x = _float_tensor(input, "prelu")
+    _tensor(weight, "prelu", "weight")
+    if weight.ndim != 1:
+        raise ValueError(f"For 'prelu', 'weight' must be 1-D, but got shape {weight.shape}")
+    channels = x.shape[1] if x.ndim >= 2 else 1
+    if weight.shape[0] not in (1, channels):
+        raise ValueError(f"For 'prelu', 'weight' must have 1 or {channels} (the channels of "
+                         f"input {x.shape}) elements, but got {weight.shape[0]}")
+    w = A.reshape(weight, (weight.shape[0],) + (1,) * (x.ndim - 2)) if x.ndim >= 2 else weight
+    return M.select(x > 0, x, x * w)
+
+
+def glu(x, axis=-1):
+    """a * sigmoid(b), where a and b are the halves of x along `axis`."""
+    x = _float_tensor(x, "glu", "x")
+    ax = normalize_axis(axis, x.ndim, "glu")
+    if x.shape[ax] % 2:
+        raise ValueError(f"For 'glu', axis {ax} of shape {x.shape} must have an even size")
+    a, b = apply(A.Split(ax, [x.shape[ax] // 2] * 2), (x,))
+    return a * F.sigmoid(b)
+
+
 def softplus(input, beta=1, threshold=20):
-    """log(1 + exp(beta * input)) / beta, linear above `threshold` (as MindSpore and PyTorch)."""
-    _tensor(input, "softplus")
-    if beta == 1 and threshold is None:
-        return N.softplus(input)
-    scaled = input * beta if beta != 1 else input
+    """log(1 + exp(beta * input)) / beta, and input itself where beta * input > threshold (as
+    MindSpore and PyTorch)."""
+    x = _float_tensor(input, "softplus")
+    if beta == 0:
+        raise ValueError("For 'softplus', 'beta' must not be 0")
+    scaled = x * beta if beta != 1 else x
     soft = N.softplus(scaled)
     if beta != 1:
         soft = soft / beta
     if threshold is None:
         return soft
-    return M.select(scaled > threshold, input, soft)
+    return M.select(scaled > threshold, x, soft)
+
+
+_SOFTMAX, _LOG_SOFTMAX = {}, {}  # one primitive per axis (perf: building one costs ~1 us)
+
+
+def _per_axis(cache, cls, axis):
+    prim = cache.get(axis)
+    if prim is None:
+        prim = cache[axis] = cls(axis)
+    return prim
 
 
 def softmax(input, axis=-1, *, dtype=None):
@@ -48,23 +208,33 @@ def softmax(input, axis=-1, *, dtype=None):
     _tensor(input, "softmax")
     if dtype is not None:
         input = M.cast(input, dtype)
-    return apply(N.Softmax(axis), (input,))
+    return apply(_per_axis(_SOFTMAX, N.Softmax, axis), (_float_tensor(input, "softmax"),))
 
 
 def log_softmax(logits, axis=-1):
     """logits - logsumexp(logits) along `axis`."""
-    _tensor(logits, "log_softmax", "logits")
-    return apply(N.LogSoftmax(axis), (logits,))
+    return apply(_per_axis(_LOG_SOFTMAX, N.LogSoftmax, axis),
+                 (_float_tensor(logits, "log_softmax", "logits"),))
 
 
-stop_gradient = N.stop_gradient
+def stop_gradient(value):
+    """`value` (a Tensor, or a tuple/list of them) as constants: the same values, no gradient."""
+    return N.stop_gradient(value)
+
+
+# ---- linear --------------------------------------------------------------------------------------
+
 _DENSE_MATMUL = M.MatMul(transpose_b=True)
 
 
 def dense(input, weight, bias=None):
-    """input @ weight^T + bias, for any number of leading dims of `input`."""
+    """input @ weight^T + bias, for any number of leading dims of `input` (a 1-D input is one
+    sample)."""
     _tensor(input, "dense")
     _tensor(weight, "dense", "weight")
+    if weight.ndim != 2 or input.ndim == 0 or input.shape[-1] != weight.shape[1]:
+        raise ValueError(f"For 'dense', 'input' (..., in) and 'weight' (out, in) do not match: "
+                         f"shapes {input.shape} and {weight.shape}")
     if input.ndim == 2:
         out = _DENSE_MATMUL(input, weight)
     else:
@@ -75,32 +245,51 @@ def dense(input, weight, bias=None):
 
 
 def one_hot(indices, depth, on_value=1, off_value=0, axis=-1):
-    """One-hot encoding of integer `indices` along a new `axis` of size `depth`."""
+    """One-hot encoding of integer `indices` along a new `axis` of size `depth`: `on_value` at
+    the index, `off_value` elsewhere (an index outside [0, depth) gives a row of `off_value`).
+    The dtype is that of Tensor on/off values, else int64 for ints and float32 for floats."""
     idx = indices._data if isinstance(indices, Tensor) else np.asarray(indices)
     if idx.dtype.kind not in "iu":
-        raise TypeError(f"For 'one_hot', 'indices' must be an integer tensor, got {idx.dtype}")
-    on = on_value._data if isinstance(on_value, Tensor) else np.asarray(on_value)
-    off = off_value._data if isinstance(off_value, Tensor) else np.asarray(off_value)
-    dt = np.result_type(on, off)
-    if dt.kind in "iu":
-        dt = np.dtype(np.int64)
-    elif dt == np.float64 and not (isinstance(on_value, Tensor) or isinstance(off_value, Tensor)):
+        raise TypeError(f"For 'one_hot', 'indices' must be an integer Tensor, but got "
+                        f"{mstype.from_np(idx.dtype) if idx.dtype.kind in 'bf' else idx.dtype}")
+    if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 0:
+        raise ValueError(f"For 'one_hot', 'depth' must be a non-negative int, but got {depth!r}")
+    values = [v._data for v in (on_value, off_value) if isinstance(v, Tensor)]
+    if values:
+        dt = values[0].dtype if len(values) == 1 else mstype.promote(values[0].dtype,
+                                                                      values[1].dtype)
+    elif builtins.any(isinstance(v, (float, np.floating)) for v in (on_value, off_value)):
         dt = np.dtype(np.float32)
-    hit = idx[..., None] == np.arange(depth)
-    out = np.where(hit, on.astype(dt), off.astype(dt))
+    else:
+        dt = np.dtype(np.int64)
+    on = np.asarray(on_value._data if isinstance(on_value, Tensor) else on_value, dt)
+    off = np.asarray(off_value._data if isinstance(off_value, Tensor) else off_value, dt)
+    out = np.where(idx[..., None] == np.arange(depth), on, off)
     if axis != -1:
-        out = np.moveaxis(out, -1, axis)
+        out = np.moveaxis(out, -1, normalize_axis(axis, out.ndim, "one_hot"))
     return wrap(out)
 
 
-# ---- losses ---------------------------------------------------------------------------------------
+# ---- similarity ----------------------------------------------------------------------------------
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-08):
+    """sum(x1 * x2) / max(|x1| * |x2|, eps) along `dim` (inputs broadcast)."""
+    x1 = _float_tensor(x1, "cosine_similarity", "x1")
+    x2 = _float_tensor(x2, "cosine_similarity", "x2")
+    _broadcast_shape(x1, x2, "cosine_similarity", ("x1", "x2"))
+    dot = F.sum(x1 * x2, dim)
+    norms = F.norm(x1, dim=dim) * F.norm(x2, dim=dim)
+    return dot / F.maximum(norms, eps)
+
+
+# ---- losses --------------------------------------------------------------------------------------
 
 _REDUCTIONS = ("mean", "sum", "none")
 
 
-def _check_reduction(reduction, op):
-    if reduction not in _REDUCTIONS:
-        raise ValueError(f"For '{op}', 'reduction' must be 'mean', 'sum' or 'none', but got "
+def _check_reduction(reduction, op, allowed=_REDUCTIONS):
+    if reduction not in allowed:
+        raise ValueError(f"For '{op}', 'reduction' must be one of {list(allowed)}, but got "
                          f"{reduction!r}")
 
 
@@ -112,6 +301,16 @@ def _reduce(loss, reduction):
     return loss
 
 
+def _broadcast_shape(x, y, op, names=("input", "target")):
+    if x.shape == y.shape:
+        return x.shape
+    try:
+        return np.broadcast_shapes(x.shape, y.shape)
+    except ValueError:
+        raise ValueError(f"For '{op}', the shapes of '{names[0]}' {x.shape} and '{names[1]}' "
+                         f"{y.shape} cannot be broadcast together") from None
+
+
 _BCE_LOGITS = N.BCEWithLogits()
 
 
@@ -120,30 +319,41 @@ def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None
     """Binary cross-entropy of sigmoid(input) against `target`, computed stably from logits:
     finite values and gradients at any logit. `weight` scales each element, `pos_weight` the
     positive term (both broadcast)."""
-    _tensor(input, "binary_cross_entropy_with_logits")
-    _tensor(target, "binary_cross_entropy_with_logits", "target")
-    _check_reduction(reduction, "binary_cross_entropy_with_logits")
+    op = "binary_cross_entropy_with_logits"
+    input = _float_tensor(input, op)
+    _tensor(target, op, "target")
+    _check_reduction(reduction, op)
     if input.shape != target.shape:
-        raise ValueError(f"For 'binary_cross_entropy_with_logits', 'input' and 'target' must "
-                         f"have the same shape, but got {input.shape} and {target.shape}")
+        raise ValueError(f"For '{op}', 'input' and 'target' must have the same shape, but got "
+                         f"{input.shape} and {target.shape}")
     dt = input._data.dtype
     target = M.cast(target, dt)
-    w = 1.0 if weight is None else M.cast(_tensor(weight, "bce", "weight"), dt)
-    pw = 1.0 if pos_weight is None else M.cast(_tensor(pos_weight, "bce", "pos_weight"), dt)
+    w = 1.0 if weight is None else M.cast(_tensor(weight, op, "weight"), dt)
+    pw = 1.0 if pos_weight is None else M.cast(_tensor(pos_weight, op, "pos_weight"), dt)
     return _reduce(apply(_BCE_LOGITS, (input, target, w, pw)), reduction)
 
 
+_BCE_EPS = 1e-12  # MindSpore's: -log(p + eps), so probabilities of exactly 0 or 1 stay finite
+
+
 def binary_cross_entropy(logits, labels, weight=None, reduction="mean"):
-    """Binary cross-entropy of probabilities `logits` against `labels`; log terms are clamped at
-    -100 so probabilities of exactly 0 or 1 stay finite."""
-    _tensor(logits, "binary_cross_entropy", "logits")
-    _tensor(labels, "binary_cross_entropy", "labels")
-    _check_reduction(reduction, "binary_cross_entropy")
-    log_p = F.maximum(F.log(logits), -100.0)
-    log_1p = F.maximum(F.log(1 - logits), -100.0)
-    loss = -(labels * log_p + (1 - labels) * log_1p)
+    """-(labels * log(logits + eps) + (1 - labels) * log(1 - logits + eps)) with eps = 1e-12, for
+    probabilities `logits` in [0, 1] (others are a ValueError)."""
+    op = "binary_cross_entropy"
+    logits = _float_tensor(logits, op, "logits")
+    _tensor(labels, op, "labels")
+    _check_reduction(reduction, op)
+    if logits.shape != labels.shape:
+        raise ValueError(f"For '{op}', 'logits' and 'labels' must have the same shape, but got "
+                         f"{logits.shape} and {labels.shape}")
+    p = logits._data
+    if p.size and (np.nanmin(p) < 0 or np.nanmax(p) > 1):
+        raise ValueError(f"For '{op}', 'logits' must be probabilities in [0, 1], but got values "
+                         f"in [{np.nanmin(p)}, {np.nanmax(p)}]")
+    labels = M.cast(labels, p.dtype)
+    loss = -(labels * F.log(logits + _BCE_EPS) + (1 - labels) * F.log(1 - logits + _BCE_EPS))
     if weight is not None:
-        loss = loss * weight
+        loss = loss * _tensor(weight, op, "weight")
     return _reduce(loss, reduction)
 
 
@@ -160,17 +370,25 @@ def _class_axis_last(x):
 def nll_loss(inputs, target, weight=None, ignore_index=-100, reduction="mean",
              label_smoothing=0.0):
     """Negative log-likelihood of log-probabilities `inputs` (N, C, ...) at class indices
-    `target` (N, ...). Out-of-range classes are an IndexError; `ignore_index` entries count
-    neither in the loss nor in the mean's denominator."""
+    `target` (N, ...), with per-class `weight` and `label_smoothing`. Out-of-range classes are
+    an IndexError; `ignore_index` entries count neither in the loss nor in the mean's
+    denominator (the sum of the targets' weights)."""
     return _nll(inputs, target, weight, ignore_index, reduction, label_smoothing, "nll_loss")
 
 
+def _check_smoothing(label_smoothing, op):
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise ValueError(f"For '{op}', 'label_smoothing' must be in [0, 1], but got "
+                         f"{label_smoothing}")
+
+
 def _nll(logp, target, weight, ignore_index, reduction, label_smoothing, op):
-    _tensor(logp, op, "input")
+    logp = _float_tensor(logp, op, "input")
     _check_reduction(reduction, op)
+    _check_smoothing(label_smoothing, op)
     t = target._data if isinstance(target, Tensor) else np.asarray(target)
     if t.dtype.kind not in "iu":
-        raise TypeError(f"For '{op}', class-index targets must be integers, got {t.dtype}")
+        raise TypeError(f"For '{op}', class-index targets must be integers, but got {t.dtype}")
     c = logp.shape[1] if logp.ndim > 1 else logp.shape[0]
     batch_shape = (logp.shape[0],) + logp.shape[2:] if logp.ndim > 1 else ()
     if t.shape != batch_shape:
@@ -182,13 +400,17 @@ def _nll(logp, target, weight, ignore_index, reduction, label_smoothing, op):
     if bad.any():
         raise IndexError(f"For '{op}', target class {t[bad][0]} is out of range [0, {c})")
     flat = _class_axis_last(logp)
-    rows = np.arange(t.size)
     safe_t = np.where(keep, t, 0)
     dt = logp._data.dtype
-    w_class = np.ones(c, dt) if weight is None else np.asarray(_tensor(weight, op, "weight")._data,
-                                                              dt)
+    if weight is None:
+        w_class = np.ones(c, dt)
+    else:
+        w = _tensor(weight, op, "weight")._data
+        if w.shape != (c,):
+            raise ValueError(f"For '{op}', 'weight' must have shape ({c},), but got {w.shape}")
+        w_class = w.astype(dt)
     w_sample = np.where(keep, w_class[safe_t], 0).astype(dt)
-    picked = A.getitem(flat, (rows, safe_t))
+    picked = A.getitem(flat, (np.arange(t.size), safe_t))
     loss = -picked * wrap(w_sample)
     if label_smoothing:
         smooth = -F.sum(flat * wrap(w_class), 1) * wrap(keep.astype(dt))
@@ -203,45 +425,82 @@ def _nll(logp, target, weight, ignore_index, reduction, label_smoothing, op):
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean",
                   label_smoothing=0.0):
     """Cross-entropy of logits `input` (N, C, ...) against class indices (N, ...) or class
-    probabilities (the input's shape), with per-class `weight`, `ignore_index` and
-    `label_smoothing`. Finite for logits of any size and with -inf masks."""
-    _tensor(input, "cross_entropy")
-    _tensor(target, "cross_entropy", "target")
-    if not 0.0 <= label_smoothing <= 1.0:
-        raise ValueError(f"For 'cross_entropy', 'label_smoothing' must be in [0, 1], got "
-                         f"{label_smoothing}")
+    probabilities (the input's shape), with per-class `weight`, `ignore_index` (index targets)
+    and `label_smoothing`. Finite for logits of any size and with -inf masks."""
+    op = "cross_entropy"
+    input = _float_tensor(input, op)
+    _tensor(target, op, "target")
+    _check_smoothing(label_smoothing, op)
     class_axis = 1 if input.ndim > 1 else 0
     logp = log_softmax(input, class_axis)
     if target._data.dtype.kind in "iu":
-        return _nll(logp, target, weight, ignore_index, reduction, label_smoothing,
-                    "cross_entropy")
-    _check_reduction(reduction, "cross_entropy")
+        return _nll(logp, target, weight, ignore_index, reduction, label_smoothing, op)
+    _check_reduction(reduction, op)
     if target.shape != input.shape:
-        raise ValueError(f"For 'cross_entropy', probability targets must have the input's "
-                         f"shape {input.shape}, but got {target.shape}")
+        raise ValueError(f"For '{op}', probability targets must have the input's shape "
+                         f"{input.shape}, but got {target.shape}")
     c = input.shape[class_axis]
     probs = M.cast(target, input._data.dtype)
     if label_smoothing:
         probs = probs * (1 - label_smoothing) + label_smoothing / c
     terms = logp * probs
     if weight is not None:
-        shape = (c,) + (1,) * (input.ndim - class_axis - 1)
-        terms = terms * A.reshape(weight, shape)
+        terms = terms * A.reshape(_tensor(weight, op, "weight"),
+                                  (c,) + (1,) * (input.ndim - class_axis - 1))
     loss = -F.sum(terms, class_axis)
     if reduction == "mean":
-        return F.sum(loss) / float(loss.size) if loss.size else F.sum(loss) * np.nan
+        # Probability targets average over the samples (PyTorch's convention), not weights.
+        return F.sum(loss) / float(loss.size) if loss.size else F.sum(loss) * math.nan
     return _reduce(loss, reduction)
 
 
 def mse_loss(input, target, reduction="mean"):
-    """(input - target)^2, reduced."""
+    """(input - target)^2 (broadcast), reduced by 'mean', 'sum' or 'none'."""
+    input = _float_tensor(input, "mse_loss")
+    _tensor(target, "mse_loss", "target")
     _check_reduction(reduction, "mse_loss")
+    _broadcast_shape(input, target, "mse_loss")
     d = input - target
     return _reduce(d * d, reduction)
 
 
 def l1_loss(input, target, reduction="mean"):
-    """|input - target|, reduced."""
+    """|input - target| (broadcast), reduced."""
+    input = _float_tensor(input, "l1_loss")
+    _tensor(target, "l1_loss", "target")
     _check_reduction(reduction, "l1_loss")
+    _broadcast_shape(input, target, "l1_loss")
     return _reduce(F.abs(input - target), reduction)
 
+
+def huber_loss(input, target, reduction="mean", delta=1.0):
+    """0.5 * d^2 where |d| < delta, else delta * (|d| - 0.5 * delta), d = input - target."""
+    input = _float_tensor(input, "huber_loss")
+    _tensor(target, "huber_loss", "target")
+    _check_reduction(reduction, "huber_loss")
+    if delta <= 0:
+        raise ValueError(f"For 'huber_loss', 'delta' must be positive, but got {delta}")
+    _broadcast_shape(input, target, "huber_loss")
+    d = input - target
+    ad = F.abs(d)
+    loss = M.select(ad < delta, d * d * 0.5, (ad - 0.5 * delta) * delta)
+    return _reduce(loss, reduction)
+
+
+def kl_div(logits, labels, reduction="mean"):
+    """Kullback-Leibler divergence: labels * (log(labels) - logits), with `logits` the
+    log-probabilities and 0 where labels == 0. Reductions 'mean' (over all elements),
+    'batchmean' (sum / batch size), 'sum', 'none'."""
+    op = "kl_div"
+    logits = _float_tensor(logits, op, "logits")
+    _tensor(labels, op, "labels")
+    _check_reduction(reduction, op, ("mean", "batchmean", "sum", "none"))
+    _broadcast_shape(logits, labels, op, ("logits", "labels"))
+    labels = M.cast(labels, logits._data.dtype)
+    positive = labels > 0
+    # select before log: log(0) would put NaN into the gradient of the discarded branch.
+    log_labels = F.log(M.select(positive, labels, 1.0))
+    loss = M.select(positive, labels * (log_labels - logits), 0.0)
+    if reduction == "batchmean":
+        return F.sum(loss) / (loss.shape[0] if loss.ndim else 1)
+    return _reduce(loss, reduction)

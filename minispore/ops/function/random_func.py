@@ -14,8 +14,10 @@ def _size(size, op):
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
     for d in size:
-        if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 0:
-            raise ValueError(f"For '{op}', the size must be non-negative ints, but got {size}")
+        if isinstance(d, bool) or not isinstance(d, (int, np.integer)):
+            raise TypeError(f"For '{op}', the size must hold ints, but got {size}")
+        if d < 0:
+            raise ValueError(f"For '{op}', the size must not be negative, but got {size}")
     return tuple(int(d) for d in size)
 
 
@@ -39,10 +41,12 @@ def randn(*size, dtype=None, seed=None):
 
 
 def rand_like(input, seed=None, *, dtype=None):
+    """Uniform samples in [0, 1) of input's shape (and dtype, unless `dtype`)."""
     return rand(*input.shape, dtype=dtype or input.dtype, seed=seed)
 
 
 def randn_like(input, seed=None, *, dtype=None):
+    """Standard normal samples of input's shape (and dtype, unless `dtype`)."""
     return randn(*input.shape, dtype=dtype or input.dtype, seed=seed)
 
 
@@ -54,6 +58,8 @@ def uniform(shape, minval, maxval, seed=None, dtype=mstype.float32):
     """Samples uniform in [minval, maxval) (integers when `dtype` is an integer type)."""
     shape = _size(tuple(shape), "uniform")
     lo, hi = _value(minval), _value(maxval)
+    if np.any(np.asarray(lo) > np.asarray(hi)):
+        raise ValueError(f"For 'uniform', 'minval' {lo} must not exceed 'maxval' {hi}")
     dt = mstype.to_np(dtype)
     g = generator(seed)
     if dt.kind in "iu":
@@ -75,19 +81,31 @@ def normal(shape, mean, stddev, seed=None):
 
 
 def standard_normal(shape, seed=None):
+    """float32 standard normal samples of `shape`."""
     return wrap(generator(seed).standard_normal(_size(tuple(shape), "standard_normal"))
                 .astype(np.float32))
 
 
 def randint(low, high, size, seed=None, *, dtype=None):
-    """Integers in [low, high) (int64 by default)."""
+    """Integers in [low, high) of shape `size` (a tuple; int64 by default)."""
+    for arg, v in (("low", low), ("high", high)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+            raise TypeError(f"For 'randint', '{arg}' must be an int, but got {type(v).__name__}")
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(f"For 'randint', 'size' must be a tuple, but got {type(size).__name__}")
     if high <= low:
         raise ValueError(f"For 'randint', 'high' ({high}) must be greater than 'low' ({low})")
     dt = np.dtype(np.int64) if dtype is None else mstype.to_np(dtype)
+    if dt.kind not in "iu":
+        raise TypeError(f"For 'randint', 'dtype' must be an integer type, but got {dt}")
     return wrap(generator(seed).integers(low, high, _size(tuple(size), "randint")).astype(dt))
 
 
 def randint_like(input, low, high, seed=None, *, dtype=None):
+    """Integers in [low, high) of input's shape (and integer dtype, unless `dtype`)."""
+    if dtype is None and input._data.dtype.kind not in "iu":
+        raise TypeError(f"For 'randint_like', the dtype must be an integer type: pass 'dtype' "
+                        f"for an input of dtype {input.dtype}")
     return randint(low, high, input.shape, seed, dtype=dtype or input.dtype)
 
 
@@ -101,7 +119,8 @@ def bernoulli(input, p=0.5, seed=None):
 
 
 def multinomial(input, num_samples, replacement=True, seed=None):
-    """Indices drawn from each row's (unnormalised) probabilities."""
+    """int32 indices drawn from each row's (unnormalised) probabilities: shape input.shape[:-1]
+    + (num_samples,)."""
     probs = np.asarray(input._data, np.float64)
     if np.any(probs < 0) or not np.all(np.isfinite(probs)):
         raise ValueError("For 'multinomial', probabilities must be finite and non-negative")
@@ -116,13 +135,22 @@ def multinomial(input, num_samples, replacement=True, seed=None):
             raise ValueError("For 'multinomial', without replacement 'num_samples' must not "
                              "exceed the number of nonzero probabilities")
         out.append(g.choice(r.size, num_samples, replace=replacement, p=r / total))
-    res = np.asarray(out, np.int64)
+    res = np.asarray(out, np.int32)  # MindSpore's index dtype here
     return wrap(res.reshape(probs.shape[:-1] + (num_samples,)))
 
 
 def randperm(n, seed=0, offset=0, dtype=mstype.int64):
-    """A random permutation of 0..n-1."""
-    return wrap(generator(seed if seed else None).permutation(n).astype(mstype.to_np(dtype)))
+    """A random permutation of 0..n-1, a function of (`seed`, `offset`) as in MindSpore's
+    counter-based generator: the same arguments give the same permutation."""
+    for arg, v in (("n", n), ("seed", seed), ("offset", offset)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+            raise TypeError(f"For 'randperm', '{arg}' must be an int, but got {type(v).__name__}")
+        if v < 0:
+            raise ValueError(f"For 'randperm', '{arg}' must be non-negative, but got {v}")
+    dt = mstype.to_np(dtype)
+    if dt.kind not in "iuf" or (dt.kind in "iu" and n > np.iinfo(dt).max + 1):
+        raise ValueError(f"For 'randperm', 'dtype' {dt} cannot hold the values 0..{n - 1}")
+    return wrap(np.random.default_rng([int(seed), int(offset)]).permutation(n).astype(dt))
 
 
 def shuffle(x, seed=None):

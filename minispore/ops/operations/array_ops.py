@@ -71,24 +71,23 @@ class ExpandDims(Primitive):
 
 @register
 class Squeeze(Primitive):
-    """x without the size-1 axes in `axis` (all size-1 axes for `()`).  dx = reshape(dout, x.shape)."""
+    """x without the size-1 axes in `axis` (all size-1 axes for `()`); a named axis of another
+    size is left alone, as MindSpore does.  dx = reshape(dout, x.shape)."""
 
     saves = ("x.shape",)
 
     def __init__(self, axis=()):
         super().__init__()
-        self.axis = axis
+        # MindSpore keeps the axes as a tuple: Squeeze(1).axis == (1,).
+        self.axis = () if axis is None else (axis,) if isinstance(axis, (int, np.integer)) \
+            else tuple(axis)
 
     def forward(self, x):
-        axis = self.axis
-        if axis is None or axis == () or axis == []:
+        axes = self.axis
+        if not axes:
             return np.squeeze(x)
-        axes = (axis,) if isinstance(axis, int) else tuple(axis)
-        axes = tuple(normalize_axis(a, x.ndim, "Squeeze") for a in axes)
-        for a in axes:
-            if x.shape[a] != 1:
-                raise ValueError(f"For 'Squeeze', axis {a} of shape {x.shape} has size "
-                                 f"{x.shape[a]}, not 1")
+        axes = tuple(a for a in (normalize_axis(a, x.ndim, "Squeeze") for a in axes)
+                     if x.shape[a] == 1)
         return np.squeeze(x, axis=axes)
 
     def bprop(self, saved, dout, needs):
@@ -266,14 +265,18 @@ class Stack(Primitive):
 
 @register
 class Unstack(Primitive):
-    """The slices of x along `axis`, as a tuple.  dx = stack(douts, axis)."""
+    """The slices of x along `axis`, as a tuple (`num`, when given, must be their number).
+    dx = stack(douts, axis)."""
 
-    def __init__(self, axis=0):
+    def __init__(self, axis=0, num=None):
         super().__init__()
-        self.axis = axis
+        self.axis, self.num = axis, num
 
     def forward(self, x):
         axis = normalize_axis(self.axis, x.ndim, "Unstack")
+        if self.num is not None and self.num != x.shape[axis]:
+            raise ValueError(f"For 'Unstack', 'num' {self.num} differs from the size "
+                             f"{x.shape[axis]} of axis {axis} of shape {x.shape}")
         return tuple(np.take(x, i, axis=axis) for i in range(x.shape[axis]))
 
     def bprop(self, saved, dout, needs):

@@ -8,12 +8,13 @@ import math
 
 import numpy as np
 
-from ..._autodiff.tape import apply, binary, call1, call2, wrap
+from ..._autodiff.tape import apply, binary, call1, call2, recording, wrap
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
 from ..primitive import Binary, Primitive, Unary, register
 from . import array_ops as A
-from ._kernels import erf as _erf, erfc as _erfc, keep_shape, normalize_axes, normalize_axis, quiet
+from ._kernels import erf as _erf, erfc as _erfc, erfinv as _erfinv, keep_shape, \
+    normalize_axes, normalize_axis, quiet
 
 _f32 = np.dtype(np.float32)
 
@@ -123,6 +124,8 @@ class Pow(Binary):
     saves = ("x", "y", "out")
 
     def forward(self, x, y):
+        if x.dtype.kind in "iu" and y.dtype.kind in "iu" and (y < 0).any():
+            return _int_power(x, y)
         return quiet(np.power, x, y)
 
     def bprop(self, saved, dout, needs):
@@ -135,6 +138,15 @@ class Pow(Binary):
             else:
                 dy = dout * out * (math.log(x) if x > 0 else 0.0 if x == 0 else math.nan)
         return dx, dy
+
+
+def _int_power(x, y):
+    """Integer x ** y with negative exponents as C computes them (MindSpore's result): 1 for
+    base 1, +-1 by parity for base -1, 0 otherwise."""
+    pos = np.power(x, np.maximum(y, 0))
+    one = np.ones((), pos.dtype)
+    neg = np.where(x == 1, one, np.where(x == -1, np.where(y % 2 == 0, one, -one), 0 * one))
+    return np.where(y < 0, neg, pos).astype(pos.dtype, copy=False)
 
 
 def _tie_weights(x, y, dt):
@@ -424,7 +436,14 @@ def _piecewise(name, ufunc, doc):
 Sign = _piecewise("Sign", np.sign, "sign(x) in {-1, 0, 1}.  Zero gradient.")
 Floor = _piecewise("Floor", np.floor, "floor(x).  Zero gradient.")
 Ceil = _piecewise("Ceil", np.ceil, "ceil(x).  Zero gradient.")
-Round = _piecewise("Round", np.rint, "Round half to even.  Zero gradient.")
+
+
+def _rint(x):
+    # np.rint turns integers into float64; integers are already whole, as MindSpore keeps them.
+    return np.rint(x) if x.dtype.kind in "fc" else x.copy()
+
+
+Round = _piecewise("Round", _rint, "Round half to even (integers unchanged).  Zero gradient.")
 Trunc = _piecewise("Trunc", np.trunc, "Round toward zero.  Zero gradient.")
 
 
@@ -584,6 +603,21 @@ class Erfc(_FloatUnary):
         return (dout * exp(-(x * x)) * -_TWO_OVER_SQRT_PI,)
 
 
+_SQRT_PI_OVER_2 = math.sqrt(math.pi) / 2
+
+
+@register
+class Erfinv(_FloatUnary):
+    """The inverse of erf on [-1, 1].  dx = dout * sqrt(pi) / 2 * exp(out^2)."""
+
+    saves = ("out",)
+    kernel = staticmethod(_erfinv)
+
+    def bprop(self, saved, dout, needs):
+        out = saved[0]
+        return (dout * exp(out * out) * _SQRT_PI_OVER_2,)
+
+
 # ---- activations with fused gradients: one primitive call forward, one backward ----------------
 
 def _tanh(x):
@@ -676,7 +710,12 @@ class Select(Primitive):
             raise TypeError(f"For 'Select', 'condition' must be a bool Tensor, "
                             f"got {getattr(condition, 'dtype', type(condition).__name__)}")
         x, y = _promote_pair(x, y)
-        return np.where(condition, x, y)
+        try:
+            return np.where(condition, x, y)
+        except ValueError:
+            raise ValueError(f"For 'Select', the shapes of 'condition' {condition.shape}, 'x' "
+                             f"{np.shape(x)} and 'y' {np.shape(y)} cannot be broadcast "
+                             "together") from None
 
     def bprop(self, saved, dout, needs):
         cond = saved[0]
@@ -684,6 +723,9 @@ class Select(Primitive):
         return (None,
                 select(cond, dout, zero) if needs[1] else None,
                 select(cond, zero, dout) if needs[2] else None)
+
+
+_SCALAR_PYTYPE = {"b": bool, "i": int, "u": int, "f": float}
 
 
 def _promote_pair(x, y):
@@ -711,12 +753,22 @@ class ClipByValue(Primitive):
     broadcasts = True
 
     def forward(self, x, lo, hi):
-        out = x
+        if x.dtype.kind == "b":
+            raise TypeError("For 'ClipByValue', the input must be a number tensor, but got Bool")
+        # The bounds take part in type promotion as operands of a binary op would: an int tensor
+        # clipped to float bounds gives float32, float32 clipped by float64 tensors float64.
+        dt = x.dtype
+        for b in (lo, hi):
+            if isinstance(b, np.ndarray):
+                dt = mstype.promote(dt, b.dtype)
+            elif b is not None:
+                dt = mstype.promote_scalar(dt, _SCALAR_PYTYPE.get(np.asarray(b).dtype.kind, float))
+        out = x.astype(dt, copy=False)
         if lo is not None:
-            out = np.maximum(out, np.asarray(lo, x.dtype) if not isinstance(lo, np.ndarray) else lo)
+            out = np.maximum(out, np.asarray(lo, dt))
         if hi is not None:
-            out = np.minimum(out, np.asarray(hi, x.dtype) if not isinstance(hi, np.ndarray) else hi)
-        return out.astype(x.dtype, copy=False) if out is not x else out.copy()
+            out = np.minimum(out, np.asarray(hi, dt))
+        return out.copy() if out is x else out
 
     def bprop(self, saved, dout, needs):
         x, lo, hi = saved
@@ -776,16 +828,31 @@ def _expand_back(g, x_shape, axes):
 
 @register
 class ReduceSum(_Reduce):
-    """Sum over `axis` (all for `()`); bool and int32 sum to int64.  dx = broadcast(dout)."""
+    """Sum over `axis` (all for `()`, or none with `skip_mode=True`); bool and int32 sum to int64.
+    dx = broadcast(dout)."""
 
     saves = ("x.shape", "axis")
 
+    def __init__(self, keep_dims=False, skip_mode=False):
+        super().__init__(keep_dims)
+        if not isinstance(skip_mode, bool):
+            raise TypeError(f"For 'ReduceSum', 'skip_mode' must be a bool, but got "
+                            f"{type(skip_mode).__name__}")
+        self.skip_mode = skip_mode
+
+    def _skips(self, axis):
+        return self.skip_mode and (axis is None or isinstance(axis, (tuple, list)) and not axis)
+
     def forward(self, x, axis):
+        if self._skips(axis):
+            return x.astype(_sum_dtype(x.dtype) or x.dtype)
         axes = self._axes(x, axis)
         return np.sum(x, axis=axes, keepdims=self.keep_dims, dtype=_sum_dtype(x.dtype))
 
     def bprop(self, saved, dout, needs):
         shape, axis = saved
+        if self._skips(axis):
+            return dout, None
         return _expand_back(dout, shape, normalize_axes(axis, len(shape), self.name)), None
 
 
@@ -1195,6 +1262,33 @@ def _matmul_grads(cls, ta, tb, a, b, dout, needs):
         da = _mm(cls, True, True)(b, dout) if needs[0] else None
         db = _mm(cls, True, True)(dout, a) if needs[1] else None
     return da, db
+
+
+# ================================ linear-algebra helpers ==========================================
+
+@register
+class SingularValues(Primitive):
+    """The singular values of the matrices in the last two axes, descending (for the spectral
+    and nuclear norms).  dx = U diag(dout) V^T from x's thin SVD. Only first derivatives: the
+    second needs the derivatives of U and V, which this rule does not build, so it refuses to
+    run under an outer gradient transform instead of giving a wrong answer."""
+
+    saves = ("x",)
+
+    def forward(self, x):
+        if x.ndim < 2:
+            raise ValueError(f"For '{self.name}', the input must be at least 2-D, but got shape "
+                             f"{x.shape}")
+        return np.linalg.svd(x.astype(_f32) if x.dtype.kind not in "fc" else x,
+                             compute_uv=False)
+
+    def bprop(self, saved, dout, needs):
+        if recording() is not None:
+            raise RuntimeError("For 'norm', second derivatives of the spectral and nuclear "
+                               "norms (ord=2, -2, 'nuc') are not implemented")
+        x = saved[0]._data
+        u, _, vt = np.linalg.svd(x, full_matrices=False)
+        return (_const(np.matmul(u * dout._data[..., None, :], vt).astype(x.dtype, copy=False)),)
 
 
 # ================================ internal functional forms (used by bprops and ops) ===============

@@ -157,6 +157,79 @@ class StopGradient(Unary):
         return (None,)
 
 
+# ---- gradient hooks ----------------------------------------------------------------------------
+
+def _hook_gradient(name, g, like):
+    if not isinstance(g, Tensor):
+        raise TypeError(f"For '{name}', the hook must return a Tensor (or None), but got "
+                        f"{type(g).__name__}")
+    if like is not None and g.shape != like.shape:
+        raise ValueError(f"For '{name}', the hook returned a gradient of shape {g.shape} for an "
+                         f"input of shape {like.shape}")
+    return g
+
+
+@register
+class InsertGradientOf(Unary):
+    """`InsertGradientOf(f)(x)`: identity forward (a copy); the gradient flowing back is
+    replaced by f(dout), a Tensor of x's shape (f built from minispore ops stays
+    differentiable)."""
+
+    def __init__(self, f):
+        super().__init__()
+        if not callable(f):
+            raise TypeError(f"For 'InsertGradientOf', 'f' must be callable, but got "
+                            f"{type(f).__name__}")
+        self.f = f
+
+    def forward(self, x):
+        return x.copy()
+
+    def bprop(self, saved, dout, needs):
+        return (_hook_gradient(self.name, self.f(dout), dout),)
+
+
+@register
+class HookBackward(Primitive):
+    """`HookBackward(hook_fn, cell_id='')(*inputs)`: identity forward (copies); in backward,
+    hook_fn gets the tuple of output gradients and returns None (keep them) or a tuple that
+    replaces them."""
+
+    inputs = "*"
+
+    def __init__(self, hook_fn, cell_id=""):
+        super().__init__()
+        if not callable(hook_fn):
+            raise TypeError(f"For 'HookBackward', 'hook_fn' must be callable, but got "
+                            f"{type(hook_fn).__name__}")
+        self._hook_fn = hook_fn  # private: MindSpore's repr shows only cell_id
+        self.cell_id = cell_id
+
+    def __call__(self, *inputs):
+        if not inputs:
+            raise ValueError("For 'HookBackward', at least one input is needed")
+        for k, t in enumerate(inputs):
+            if not isinstance(t, Tensor):
+                raise TypeError(f"For 'HookBackward', input {k} must be a Tensor, but got "
+                                f"{type(t).__name__}")
+        return apply(self, inputs)
+
+    def forward(self, *xs):
+        return xs[0].copy() if len(xs) == 1 else tuple(x.copy() for x in xs)
+
+    def bprop(self, saved, dout, needs):
+        douts = dout if isinstance(dout, tuple) else (dout,)
+        new = self._hook_fn(douts)
+        if new is None:
+            return douts
+        new = tuple(new) if isinstance(new, (tuple, list)) else (new,)
+        if len(new) != len(douts):
+            raise ValueError(f"For 'HookBackward', the hook returned {len(new)} gradients for "
+                             f"{len(douts)} inputs")
+        return tuple(None if g is None else _hook_gradient(self.name, g, d)
+                     for g, d in zip(new, douts))
+
+
 _RELU_GRAD, _SOFTPLUS, _SIGMOID = ReluGrad(), Softplus(), M.Sigmoid()
 
 

@@ -1,0 +1,559 @@
+"""Functional forms of the layers: convolution, pooling, normalisation, dropout, embedding,
+interpolation (MindSpore's `ops.conv2d`, `ops.max_pool2d`, `ops.batch_norm`, ...)."""
+import math
+
+import numpy as np
+
+from ..._autodiff.tape import apply, wrap
+from ...common.seed import generator
+from ...common.tensor import Tensor
+from ..operations import array_ops as A
+from ..operations import conv_ops as C
+from ..operations import math_ops as M
+from ..operations import norm_ops as Nn
+
+__all__ = ["conv1d", "conv2d", "conv_transpose2d", "max_pool1d", "max_pool2d", "avg_pool1d",
+           "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool2d",
+           "dropout", "dropout1d", "dropout2d", "batch_norm", "layer_norm", "group_norm",
+           "instance_norm", "embedding", "bias_add", "interpolate", "upsample", "pixel_shuffle",
+           "pixel_unshuffle"]
+
+
+def _tensor(x, op, arg="input"):
+    if not isinstance(x, Tensor):
+        raise TypeError(f"For '{op}', '{arg}' must be a Tensor, but got {type(x).__name__}")
+    return x
+
+
+def _rank(x, n, op, arg="input"):
+    if x.ndim != n:
+        raise ValueError(f"For '{op}', '{arg}' must be {n}-D, but got shape {x.shape}")
+
+
+# ---- convolution -----------------------------------------------------------------------------------
+
+def conv_padding(pad_mode, padding, h, w, kernel, stride, dilation, op):
+    """(top, bottom, left, right) for MindSpore's pad modes: 'valid', 'same' (TF-style, the odd
+    extra row/column at the bottom/right) or 'pad' with `padding` (an int, (h, w) or
+    (top, bottom, left, right))."""
+    if pad_mode == "valid":
+        if padding not in (0, (0, 0), (0, 0, 0, 0)):
+            raise ValueError(f"For '{op}', 'padding' must be 0 when pad_mode is 'valid', "
+                             f"but got {padding!r}")
+        return (0, 0, 0, 0)
+    if pad_mode == "same":
+        if padding not in (0, (0, 0), (0, 0, 0, 0)):
+            raise ValueError(f"For '{op}', 'padding' must be 0 when pad_mode is 'same', "
+                             f"but got {padding!r}")
+        top, bottom = C.same_padding(h, kernel[0], stride[0], dilation[0])
+        left, right = C.same_padding(w, kernel[1], stride[1], dilation[1])
+        return (top, bottom, left, right)
+    if pad_mode == "pad":
+        if isinstance(padding, (int, np.integer)) and not isinstance(padding, bool):
+            pads = (int(padding),) * 4
+        elif isinstance(padding, (tuple, list)) and len(padding) == 2:
+            pads = (padding[0], padding[0], padding[1], padding[1])
+        elif isinstance(padding, (tuple, list)) and len(padding) == 4:
+            pads = tuple(padding)
+        else:
+            raise ValueError(f"For '{op}', 'padding' must be an int or a tuple of 2 or 4 ints, "
+                             f"but got {padding!r}")
+        if any(not isinstance(p, (int, np.integer)) or p < 0 for p in pads):
+            raise ValueError(f"For '{op}', 'padding' must be non-negative ints, got {padding!r}")
+        return tuple(int(p) for p in pads)
+    raise ValueError(f"For '{op}', 'pad_mode' must be 'valid', 'same' or 'pad', but got "
+                     f"{pad_mode!r}")
+
+
+def _conv_prim(x, weight, stride, pad_mode, padding, dilation, groups, op):
+    stride = C.pair(stride, "stride", op)
+    dilation = C.pair(dilation, "dilation", op)
+    if stride[0] < 1 or stride[1] < 1 or dilation[0] < 1 or dilation[1] < 1:
+        raise ValueError(f"For '{op}', 'stride' and 'dilation' must be positive, got {stride} "
+                         f"and {dilation}")
+    if isinstance(groups, bool) or not isinstance(groups, int) or groups < 1:
+        raise ValueError(f"For '{op}', 'groups' must be a positive int, got {groups!r}")
+    pad = conv_padding(pad_mode, padding, x.shape[2], x.shape[3], weight.shape[2:], stride,
+                       dilation, op)
+    return C.Conv2D(weight.shape[0], weight.shape[2:], 1, "pad", pad, stride, dilation, groups)
+
+
+def _add_channel_bias(out, bias):
+    return out if bias is None else out + A.reshape(bias, (1, -1) + (1,) * (out.ndim - 2))
+
+
+def conv2d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dilation=1, groups=1):
+    """2-D convolution of NCHW `input` with `weight` (out_channels, in_channels/groups, kh, kw).
+
+    `pad_mode` 'valid' (no padding), 'same' (TF-style) or 'pad' (explicit `padding`)."""
+    _tensor(input, "conv2d")
+    _tensor(weight, "conv2d", "weight")
+    _rank(input, 4, "conv2d")
+    _rank(weight, 4, "conv2d", "weight")
+    if input.shape[1] != weight.shape[1] * groups:
+        raise ValueError(f"For 'conv2d', the input has {input.shape[1]} channels but the weight "
+                         f"{weight.shape} with groups={groups} expects "
+                         f"{weight.shape[1] * groups}")
+    prim = _conv_prim(input, weight, stride, pad_mode, padding, dilation, groups, "conv2d")
+    x, weight = M._matmul_operands("conv2d", input, weight)
+    return _add_channel_bias(apply(prim, (x, weight)), bias)
+
+
+def conv1d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dilation=1, groups=1):
+    """1-D convolution of NCL `input` with `weight` (out_channels, in_channels/groups, k)."""
+    _tensor(input, "conv1d")
+    _tensor(weight, "conv1d", "weight")
+    _rank(input, 3, "conv1d")
+    _rank(weight, 3, "conv1d", "weight")
+    s = stride[0] if isinstance(stride, (tuple, list)) else stride
+    d = dilation[0] if isinstance(dilation, (tuple, list)) else dilation
+    if isinstance(padding, (tuple, list)):
+        pad2 = (0, 0) + tuple(padding) if len(padding) == 2 else (0, 0, padding[0], padding[0])
+    else:
+        pad2 = (0, 0, padding, padding)
+    out = conv2d(A.expand_dims(input, 2), A.expand_dims(weight, 2), None, (1, s), pad_mode,
+                 pad2 if pad_mode == "pad" else 0, (1, d), groups)
+    return _add_channel_bias(A.reshape(out, (out.shape[0], out.shape[1], out.shape[3])), bias)
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    """Transposed 2-D convolution (the gradient of conv2d w.r.t. its input) of NCHW `input` with
+    `weight` (in_channels, out_channels/groups, kh, kw); output size
+    (H - 1) * stride - 2 * padding + dilation * (k - 1) + output_padding + 1."""
+    _tensor(input, "conv_transpose2d")
+    _tensor(weight, "conv_transpose2d", "weight")
+    _rank(input, 4, "conv_transpose2d")
+    _rank(weight, 4, "conv_transpose2d", "weight")
+    op = "conv_transpose2d"
+    (sh, sw), (dh, dw) = C.pair(stride, "stride", op), C.pair(dilation, "dilation", op)
+    ph, pw = C.pair(padding, "padding", op)
+    oph, opw = C.pair(output_padding, "output_padding", op)
+    if oph >= max(sh, dh) or opw >= max(sw, dw):
+        raise ValueError(f"For '{op}', 'output_padding' must be smaller than stride or dilation")
+    if input.shape[1] != weight.shape[0]:
+        raise ValueError(f"For '{op}', the input has {input.shape[1]} channels but the weight "
+                         f"{weight.shape} expects {weight.shape[0]}")
+    n, _, h, w = input.shape
+    kh, kw = weight.shape[2:]
+    ho = (h - 1) * sh - 2 * ph + dh * (kh - 1) + oph + 1
+    wo = (w - 1) * sw - 2 * pw + dw * (kw - 1) + opw + 1
+    if ho <= 0 or wo <= 0:
+        raise ValueError(f"For '{op}', the output size ({ho}, {wo}) is not positive")
+    prim = C.Conv2DBackpropInput(weight.shape[0], (kh, kw), "pad", (ph, ph, pw, pw), None, 1,
+                                 (sh, sw), (dh, dw), groups)
+    x, weight = M._matmul_operands(op, input, weight)
+    out = apply(prim, (x, weight, (n, weight.shape[1] * groups, ho, wo)))
+    return _add_channel_bias(out, bias)
+
+
+# ---- pooling ---------------------------------------------------------------------------------------
+
+def _ceil_extra(n, k, s, d, pad):
+    """Rows past the padding that ceil_mode adds so a last partial window exists (it must still
+    start inside the input or its leading padding)."""
+    span = n + 2 * pad - d * (k - 1) - 1
+    floor_out = span // s + 1
+    ceil_out = -(-span // s) + 1
+    if (ceil_out - 1) * s >= n + pad:
+        ceil_out -= 1
+    return max(0, (ceil_out - 1) * s + d * (k - 1) + 1 - (n + 2 * pad)) if ceil_out > floor_out \
+        else 0
+
+
+def _pool_args(x, kernel_size, stride, padding, dilation, ceil_mode, op):
+    _tensor(x, op)
+    _rank(x, 4, op)
+    kh, kw = C.pair(kernel_size, "kernel_size", op)
+    sh, sw = C.pair(stride if stride is not None else (kh, kw), "stride", op)
+    ph, pw = C.pair(padding, "padding", op)
+    dh, dw = C.pair(dilation, "dilation", op)
+    if min(kh, kw, sh, sw, dh, dw) < 1:
+        raise ValueError(f"For '{op}', kernel_size, stride and dilation must be positive")
+    if ph > kh // 2 or pw > kw // 2:
+        raise ValueError(f"For '{op}', padding ({ph}, {pw}) must be at most half the kernel "
+                         f"({kh}, {kw})")
+    eb = _ceil_extra(x.shape[2], kh, sh, dh, ph) if ceil_mode else 0
+    er = _ceil_extra(x.shape[3], kw, sw, dw, pw) if ceil_mode else 0
+    return (kh, kw), (sh, sw), (ph, ph, pw, pw), (dh, dw), (eb, er)
+
+
+def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
+               ceil_mode=False):
+    """Max over kernel_size windows of NCHW `x` (stride defaults to kernel_size; padding is
+    -inf). With `return_indices` also the int64 flat index of each max within its H*W plane."""
+    k, s, pad, d, (eb, er) = _pool_args(x, kernel_size, stride, padding, dilation, ceil_mode,
+                                        "max_pool2d")
+    t, b, l, r = pad
+    values, indices = apply(C.MaxPoolWithArgmax(k, s, pad=(t, b + eb, l, r + er), dilation=d),
+                            (x,))
+    return (values, indices) if return_indices else values
+
+
+def max_pool1d(x, kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
+               ceil_mode=False):
+    """Max over windows of NCL `x`."""
+    _tensor(x, "max_pool1d")
+    _rank(x, 3, "max_pool1d")
+    out = max_pool2d(A.expand_dims(x, 2), (1, kernel_size),
+                     None if stride is None else (1, stride), (0, padding), (1, dilation),
+                     return_indices, ceil_mode)
+    if return_indices:
+        values, idx = out
+        return A.reshape(values, values.shape[:2] + values.shape[3:]), \
+            A.reshape(idx, idx.shape[:2] + idx.shape[3:])
+    return A.reshape(out, out.shape[:2] + out.shape[3:])
+
+
+def avg_pool2d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=0):
+    """Mean over kernel_size windows of NCHW `input_x` (stride defaults to 1 here, unlike
+    max_pool2d)."""
+    k, s, pad, _, extra = _pool_args(input_x, kernel_size, stride, padding, 1, ceil_mode,
+                                     "avg_pool2d")
+    prim = C.AvgPool(k, s, pad=pad, count_include_pad=count_include_pad,
+                     divisor_override=divisor_override or None, ceil_extra=extra)
+    return apply(prim, (input_x,))
+
+
+def avg_pool1d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False,
+               count_include_pad=True):
+    _tensor(input_x, "avg_pool1d")
+    _rank(input_x, 3, "avg_pool1d")
+    out = avg_pool2d(A.expand_dims(input_x, 2), (1, kernel_size), (1, stride), (0, padding),
+                     ceil_mode, count_include_pad)
+    return A.reshape(out, out.shape[:2] + out.shape[3:])
+
+
+def _adaptive_sizes(output_size, in_hw, op):
+    if isinstance(output_size, (int, np.integer)):
+        output_size = (output_size,) * len(in_hw)
+    out = tuple(in_hw[i] if v is None else int(v) for i, v in enumerate(output_size))
+    if len(out) != len(in_hw) or any(v <= 0 for v in out):
+        raise ValueError(f"For '{op}', 'output_size' must be positive ints (or None), got "
+                         f"{output_size!r}")
+    return out
+
+
+def _adaptive_bounds(n, out):
+    i = np.arange(out)
+    return (i * n) // out, -((-(i + 1) * n) // out)  # floor(i n / out), ceil((i + 1) n / out)
+
+
+def _averaging_matrix(n, out, dtype):
+    """(out, n) matrix averaging each adaptive window."""
+    start, end = _adaptive_bounds(n, out)
+    cols = np.arange(n)
+    m = ((cols >= start[:, None]) & (cols < end[:, None])).astype(np.float64)
+    return (m / (end - start)[:, None]).astype(dtype)
+
+
+def adaptive_avg_pool2d(input, output_size):
+    """Mean over adaptive windows producing `output_size` (H_out, W_out) per channel."""
+    _tensor(input, "adaptive_avg_pool2d")
+    if input.ndim not in (3, 4):
+        raise ValueError(f"For 'adaptive_avg_pool2d', the input must be 3-D or 4-D, got "
+                         f"{input.shape}")
+    h, w = input.shape[-2:]
+    oh, ow = _adaptive_sizes(output_size, (h, w), "adaptive_avg_pool2d")
+    if h % oh == 0 and w % ow == 0:  # equal windows: a reshape and a mean
+        lead = input.shape[:-2]
+        blocks = A.reshape(input, lead + (oh, h // oh, ow, w // ow))
+        return M.reduce_mean(blocks, (len(lead) + 1, len(lead) + 3))
+    dt = input._data.dtype
+    ph = wrap(_averaging_matrix(h, oh, dt))
+    pw = wrap(_averaging_matrix(w, ow, dt).T.copy())
+    from .math_func import matmul
+    return matmul(matmul(ph, input), pw)
+
+
+def adaptive_avg_pool1d(input, output_size):
+    _tensor(input, "adaptive_avg_pool1d")
+    _rank(input, 3, "adaptive_avg_pool1d")
+    out = adaptive_avg_pool2d(A.expand_dims(input, 2), (1, output_size))
+    return A.reshape(out, out.shape[:2] + out.shape[3:])
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    """Max over adaptive windows producing `output_size` per channel (ties split the gradient
+    evenly); with `return_indices` also the flat index of the first max in each H*W plane."""
+    _tensor(input, "adaptive_max_pool2d")
+    if input.ndim not in (3, 4):
+        raise ValueError(f"For 'adaptive_max_pool2d', the input must be 3-D or 4-D, got "
+                         f"{input.shape}")
+    h, w = input.shape[-2:]
+    oh, ow = _adaptive_sizes(output_size, (h, w), "adaptive_max_pool2d")
+    rs, re = _adaptive_bounds(h, oh)
+    cs, ce = _adaptive_bounds(w, ow)
+    kh, kw = int((re - rs).max()), int((ce - cs).max())
+    # Index every window at its maximum size; positions past a window's end repeat its last
+    # row/column, which leaves the max unchanged.
+    rows = np.minimum(rs[:, None] + np.arange(kh), re[:, None] - 1)  # (oh, kh)
+    cols = np.minimum(cs[:, None] + np.arange(kw), ce[:, None] - 1)  # (ow, kw)
+    lead = (slice(None),) * (input.ndim - 2)
+    win = A.getitem(input, lead + (rows[:, None, :, None], cols[None, :, None, :]))
+    values = apply(M.ReduceMax(False), (win, (win.ndim - 2, win.ndim - 1)))
+    if not return_indices:
+        return values
+    k = np.argmax(win._data.reshape(win.shape[:-2] + (kh * kw,)), axis=-1)  # (..., oh, ow)
+    r = rows[np.arange(oh)[:, None], k // kw]
+    c = cols[np.arange(ow)[None, :], k % kw]
+    return values, wrap((r * w + c).astype(np.int64))
+
+
+# ---- dropout ---------------------------------------------------------------------------------------
+
+def _keep_mask(shape, p, dtype, seed):
+    """A constant mask: 0 with probability p, else 1 / (1 - p) (survivors are rescaled)."""
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"For 'dropout', 'p' must be in [0, 1], but got {p}")
+    if p == 1.0:
+        return wrap(np.zeros(shape, dtype))
+    keep = generator(seed).random(shape) >= p
+    return wrap((keep / (1.0 - p)).astype(dtype))
+
+
+def dropout(input, p=0.5, training=True, seed=None):
+    """Zero each element with probability `p` and scale the rest by 1 / (1 - p) when
+    `training` (the default here, as in MindSpore); identity otherwise."""
+    _tensor(input, "dropout")
+    if isinstance(p, bool) or not isinstance(p, (int, float)):
+        raise TypeError(f"For 'dropout', 'p' must be a float, but got {type(p).__name__}")
+    if not training or p == 0:
+        return input
+    return input * _keep_mask(input.shape, p, input._data.dtype, seed)
+
+
+def _channel_dropout(input, p, training, rank, op):
+    _tensor(input, op)
+    if input.ndim not in (rank, rank + 1):
+        raise ValueError(f"For '{op}', the input must be {rank}-D or {rank + 1}-D, got shape "
+                         f"{input.shape}")
+    if not training or p == 0:
+        return input
+    mask_shape = input.shape[:-(rank - 1)] + (1,) * (rank - 1)
+    return input * _keep_mask(mask_shape, p, input._data.dtype, None)
+
+
+def dropout2d(input, p=0.5, training=True):
+    """Zero whole channels of NCHW `input` with probability `p` (survivors scaled)."""
+    return _channel_dropout(input, p, training, 3, "dropout2d")
+
+
+def dropout1d(input, p=0.5, training=True):
+    """Zero whole channels of NCL `input` with probability `p` (survivors scaled)."""
+    return _channel_dropout(input, p, training, 2, "dropout1d")
+
+
+# ---- normalisation ---------------------------------------------------------------------------------
+
+def batch_norm(input_x, running_mean, running_var, weight, bias, training=False, momentum=0.1,
+               eps=1e-05):
+    """Batch normalisation over every axis but 1. In training, batch statistics are used and
+    running_mean / running_var are updated in place PyTorch-style:
+    running = (1 - momentum) * running + momentum * batch (unbiased variance)."""
+    _tensor(input_x, "batch_norm", "input_x")
+    c = input_x.shape[1]
+    for name, t in (("running_mean", running_mean), ("running_var", running_var),
+                    ("weight", weight), ("bias", bias)):
+        _tensor(t, "batch_norm", name)
+        if t.shape != (c,):
+            raise ValueError(f"For 'batch_norm', '{name}' must have shape ({c},), got {t.shape}")
+    if training:
+        y, mean, var = apply(Nn.BatchNormTraining(eps), (input_x, weight, bias))
+        m = input_x.size // c
+        unbiased = var._data * (m / max(m - 1, 1))
+        _blend(running_mean, mean._data, momentum)
+        _blend(running_var, unbiased, momentum)
+        return y
+    cs = (1, c) + (1,) * (input_x.ndim - 2)
+    scale = weight * M.rsqrt(running_var + eps)
+    return (input_x - A.reshape(running_mean, cs)) * A.reshape(scale, cs) + A.reshape(bias, cs)
+
+
+def _blend(running, batch, momentum):
+    """running <- (1 - momentum) * running + momentum * batch, in place (a version bump)."""
+    new = running._data * (1 - momentum) + batch.astype(running._data.dtype) * momentum
+    from ..._autodiff.tape import bump_version
+    if isinstance(running, Tensor) and hasattr(running, "_write"):
+        running._write(new)
+    else:
+        np.copyto(running._data, new)
+        bump_version(running)
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
+    """Normalisation over the trailing `normalized_shape` axes, then weight * x + bias."""
+    _tensor(input, "layer_norm")
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    if input.shape[input.ndim - len(shape):] != shape:
+        raise ValueError(f"For 'layer_norm', 'normalized_shape' {shape} does not match the "
+                         f"trailing axes of the input {input.shape}")
+    dt = input._data.dtype
+    w = weight if weight is not None else wrap(np.ones(shape, dt))
+    b = bias if bias is not None else wrap(np.zeros(shape, dt))
+    begin = input.ndim - len(shape)
+    return Nn.layer_norm(input, w, b, begin, begin, eps)
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
+    """Normalisation over groups of channels (and the spatial axes), then per-channel weight and
+    bias."""
+    _tensor(input, "group_norm")
+    n, c = input.shape[:2]
+    if not isinstance(num_groups, int) or num_groups <= 0 or c % num_groups:
+        raise ValueError(f"For 'group_norm', 'num_groups' must divide the {c} channels, got "
+                         f"{num_groups!r}")
+    grouped = A.reshape(input, (n, num_groups, -1))
+    dt = input._data.dtype
+    k = grouped.shape[2]
+    normed = Nn.layer_norm(grouped, wrap(np.ones((k,), dt)), wrap(np.zeros((k,), dt)), 2, 2, eps)
+    out = A.reshape(normed, input.shape)
+    cs = (1, c) + (1,) * (input.ndim - 2)
+    if weight is not None:
+        out = out * A.reshape(weight, cs)
+    if bias is not None:
+        out = out + A.reshape(bias, cs)
+    return out
+
+
+def instance_norm(input, weight=None, bias=None, eps=1e-05):
+    """Normalisation over the spatial axes of each channel of each sample."""
+    return group_norm(input, input.shape[1], weight, bias, eps)
+
+
+# ---- embedding, bias, resampling -------------------------------------------------------------------
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
+              scale_grad_by_freq=False):
+    """Rows of `weight` at the integer `input` indices; rows looked up at `padding_idx` get no
+    gradient."""
+    _tensor(weight, "embedding", "weight")
+    idx = input._data if isinstance(input, Tensor) else np.asarray(input)
+    if idx.dtype.kind not in "iu":
+        raise TypeError(f"For 'embedding', 'input' must be integer indices, got {idx.dtype}")
+    A._check_indices(idx, weight.shape[0], "embedding", "input")
+    if max_norm is not None:  # renormalise the looked-up rows in place, as PyTorch does
+        rows = np.unique(idx)
+        norms = np.linalg.norm(weight._data[rows], ord=norm_type, axis=1)
+        new = weight._data.copy()
+        new[rows] *= np.minimum(1.0, max_norm / (norms + 1e-7))[:, None].astype(new.dtype)
+        weight.assign_value(Tensor(new))
+    out = A.gather(weight, idx, 0)
+    if padding_idx is not None:
+        pad = padding_idx % weight.shape[0]
+        hit = idx == pad
+        if hit.any():
+            from .nn_func import stop_gradient
+            out = M.select(wrap(hit[..., None]), stop_gradient(out), out)
+    return out
+
+
+def bias_add(input_x, bias):
+    """input_x + bias along axis 1 (NCHW channels)."""
+    _tensor(input_x, "bias_add", "input_x")
+    _tensor(bias, "bias_add", "bias")
+    if bias.ndim != 1 or input_x.ndim < 2 or bias.shape[0] != input_x.shape[1]:
+        raise ValueError(f"For 'bias_add', 'bias' must be 1-D with one entry per channel (axis "
+                         f"1), got {bias.shape} for an input of shape {input_x.shape}")
+    return _add_channel_bias(input_x, bias)
+
+
+def _resize_sizes(input, size, scale_factor, op):
+    spatial = input.shape[2:]
+    if (size is None) == (scale_factor is None):
+        raise ValueError(f"For '{op}', exactly one of 'size' and 'scale_factor' must be given")
+    if size is not None:
+        out = (size,) * len(spatial) if isinstance(size, int) else tuple(size)
+    else:
+        sf = (scale_factor,) * len(spatial) if isinstance(scale_factor, (int, float)) \
+            else tuple(scale_factor)
+        out = tuple(int(math.floor(n * f)) for n, f in zip(spatial, sf))
+    if len(out) != len(spatial) or any(o <= 0 for o in out):
+        raise ValueError(f"For '{op}', the output size {out} does not fit an input of shape "
+                         f"{input.shape}")
+    return out
+
+
+def _source_coords(n_in, n_out, align_corners, scale):
+    i = np.arange(n_out, dtype=np.float64)
+    if align_corners:
+        return i * ((n_in - 1) / (n_out - 1)) if n_out > 1 else np.zeros(n_out)
+    ratio = 1.0 / scale if scale else n_in / n_out
+    return np.maximum((i + 0.5) * ratio - 0.5, 0.0)
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                recompute_scale_factor=None):
+    """Resize the spatial axes of an NC... tensor: 'nearest', 'linear' (3-D), 'bilinear' (4-D),
+    'area'. Differentiable (gathers and weighted sums)."""
+    _tensor(input, "interpolate")
+    if input.ndim < 3:
+        raise ValueError(f"For 'interpolate', the input must be at least 3-D, got {input.shape}")
+    out_size = _resize_sizes(input, size, scale_factor, "interpolate")
+    spatial = input.shape[2:]
+    if mode == "nearest":
+        out = input
+        for k, (n_in, n_out) in enumerate(zip(spatial, out_size)):
+            idx = np.minimum(np.floor(np.arange(n_out) * (n_in / n_out)).astype(np.int64),
+                             n_in - 1)
+            out = A.gather(out, idx, 2 + k)
+        return out
+    if mode in ("linear", "bilinear", "trilinear"):
+        if align_corners is None:
+            align_corners = False
+        out = input
+        for k, (n_in, n_out) in enumerate(zip(spatial, out_size)):
+            sf = None
+            if scale_factor is not None and not recompute_scale_factor:
+                sf = scale_factor if isinstance(scale_factor, (int, float)) else scale_factor[k]
+            src = _source_coords(n_in, n_out, align_corners, sf)
+            lo = np.minimum(np.floor(src).astype(np.int64), n_in - 1)
+            hi = np.minimum(lo + 1, n_in - 1)
+            frac = (src - lo).astype(input._data.dtype)
+            axis = 2 + k
+            shape = [1] * out.ndim
+            shape[axis] = n_out
+            wts = wrap(frac.reshape(shape))
+            out = A.gather(out, lo, axis) * (1 - wts) + A.gather(out, hi, axis) * wts
+        return out
+    if mode == "area":
+        if input.ndim == 4:
+            return adaptive_avg_pool2d(input, out_size)
+        if input.ndim == 3:
+            return adaptive_avg_pool1d(input, out_size[0])
+    raise ValueError(f"For 'interpolate', unsupported mode {mode!r} for an input of shape "
+                     f"{input.shape}")
+
+
+upsample = interpolate
+
+
+def pixel_shuffle(input, upscale_factor):
+    """(N, C*r*r, H, W) -> (N, C, H*r, W*r)."""
+    _tensor(input, "pixel_shuffle")
+    if input.ndim < 3 or input.shape[-3] % (upscale_factor ** 2):
+        raise ValueError(f"For 'pixel_shuffle', the channels of {input.shape} must divide by "
+                         f"upscale_factor^2 = {upscale_factor ** 2}")
+    lead = input.shape[:-3]
+    c, h, w = input.shape[-3:]
+    r = upscale_factor
+    x = A.reshape(input, lead + (c // (r * r), r, r, h, w))
+    k = len(lead)
+    x = A.transpose(x, tuple(range(k)) + (k, k + 3, k + 1, k + 4, k + 2))
+    return A.reshape(x, lead + (c // (r * r), h * r, w * r))
+
+
+def pixel_unshuffle(input, downscale_factor):
+    """(N, C, H*r, W*r) -> (N, C*r*r, H, W)."""
+    _tensor(input, "pixel_unshuffle")
+    lead = input.shape[:-3]
+    c, h, w = input.shape[-3:]
+    r = downscale_factor
+    if h % r or w % r:
+        raise ValueError(f"For 'pixel_unshuffle', H and W of {input.shape} must divide by {r}")
+    k = len(lead)
+    x = A.reshape(input, lead + (c, h // r, r, w // r, r))
+    x = A.transpose(x, tuple(range(k)) + (k, k + 2, k + 4, k + 1, k + 3))
+    return A.reshape(x, lead + (c * r * r, h // r, w // r))
+

@@ -1,0 +1,494 @@
+"""Convolution and pooling primitives on NCHW arrays, without Python loops over pixels or batch.
+
+Convolution is im2col through a strided view and one GEMM. Its three primitives are each other's
+adjoints: Conv2D(x, w), Conv2DBackpropInput(g, w) (the gradient w.r.t. x, and the transposed
+convolution) and Conv2DBackpropFilter(g, x) (the gradient w.r.t. w), so gradients of any order
+stay inside the family. Max pooling saves flat argmax indices and its gradient is a scatter
+along an axis (ScatterAddAlongAxis), whose adjoint is the gather (TakeAlongAxis). Average pooling's
+gradient AvgPoolGrad has average pooling as its adjoint.
+"""
+import math
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from ..._autodiff.tape import apply
+from ..primitive import Primitive, register
+from . import array_ops as A
+
+
+# ---- geometry --------------------------------------------------------------------------------------
+
+def pair(v, name, op):
+    """(a, b) from an int or a pair of ints."""
+    if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
+        return int(v), int(v)
+    if isinstance(v, (tuple, list)) and len(v) == 2 and all(
+            isinstance(e, (int, np.integer)) and not isinstance(e, bool) for e in v):
+        return int(v[0]), int(v[1])
+    raise TypeError(f"For '{op}', '{name}' must be an int or a pair of ints, but got {v!r}")
+
+
+def out_size(n, k, s, d, pad_total):
+    return (n + pad_total - d * (k - 1) - 1) // s + 1
+
+
+def same_padding(n, k, s, d):
+    """TF-style 'same' padding (before, after): the odd extra goes after (bottom/right)."""
+    total = max((math.ceil(n / s) - 1) * s + (k - 1) * d + 1 - n, 0)
+    return total // 2, total - total // 2
+
+
+def _windows(xp, kh, kw, sh, sw, dh, dw, ho, wo):
+    """View of padded NCHW `xp` as (N, C, Ho, Wo, kh, kw) sliding windows (no copy)."""
+    n, c = xp.shape[:2]
+    s0, s1, s2, s3 = xp.strides
+    return as_strided(xp, (n, c, ho, wo, kh, kw), (s0, s1, s2 * sh, s3 * sw, s2 * dh, s3 * dw),
+                      writeable=False)
+
+
+def _pad(x, pad, value=0.0):
+    top, bottom, left, right = pad
+    if not (top or bottom or left or right):
+        return x
+    return np.pad(x, ((0, 0), (0, 0), (top, bottom), (left, right)), constant_values=value)
+
+
+def _crop(xp, pad, h, w):
+    top, _, left, _ = pad
+    return xp[:, :, top:top + h, left:left + w]
+
+
+def _pad4(pad, op):
+    if isinstance(pad, (int, np.integer)) and not isinstance(pad, bool):
+        pads = (int(pad),) * 4
+    elif isinstance(pad, (tuple, list)) and len(pad) == 4:
+        pads = tuple(int(p) for p in pad)
+    else:
+        raise ValueError(f"For '{op}', 'pad' must be an int or 4 ints (top, bottom, left, "
+                         f"right), but got {pad!r}")
+    if min(pads) < 0:
+        raise ValueError(f"For '{op}', 'pad' must be non-negative, but got {pad!r}")
+    return pads
+
+
+class _ConvGeometry(Primitive):
+    """The convolution family's configuration, in MindSpore's form: out_channel, kernel_size,
+    mode, pad_mode ('valid', 'same' (TF-style, resolved per input) or 'pad' with `pad`: an int
+    or (top, bottom, left, right)), stride, dilation, group."""
+
+    def __init__(self, out_channel, kernel_size, mode=1, pad_mode="valid", pad=0, stride=1,
+                 dilation=1, group=1, data_format="NCHW"):
+        super().__init__()
+        self.out_channel = out_channel
+        self.kernel_size = pair(kernel_size, "kernel_size", self.name)
+        self.mode = mode
+        pad_mode = pad_mode.lower() if isinstance(pad_mode, str) else pad_mode
+        if pad_mode not in ("valid", "same", "pad"):
+            raise ValueError(f"For '{self.name}', 'pad_mode' must be 'valid', 'same' or 'pad', "
+                             f"but got {pad_mode!r}")
+        self.pad_mode = pad_mode
+        self.pad = _pad4(pad, self.name)
+        if pad_mode != "pad" and any(self.pad):
+            raise ValueError(f"For '{self.name}', 'pad' must be 0 unless pad_mode is 'pad', but "
+                             f"got {pad!r}")
+        self.stride = pair(stride, "stride", self.name)
+        self.dilation = pair(dilation, "dilation", self.name)
+        if min(self.stride + self.dilation) < 1:
+            raise ValueError(f"For '{self.name}', 'stride' and 'dilation' must be positive")
+        self.group = int(group)
+        if self.group < 1:
+            raise ValueError(f"For '{self.name}', 'group' must be positive, got {group!r}")
+        self.data_format = data_format
+
+    @property
+    def groups(self):
+        return self.group
+
+    def _pads(self, h, w, kh, kw):
+        """(top, bottom, left, right) for an input of height h and width w."""
+        if self.pad_mode == "same":
+            return (same_padding(h, kh, self.stride[0], self.dilation[0]) +
+                    same_padding(w, kw, self.stride[1], self.dilation[1]))
+        return self.pad
+
+    def _out_hw(self, h, w, kh, kw):
+        (sh, sw), (dh, dw) = self.stride, self.dilation
+        t, b, l, r = self._pads(h, w, kh, kw)
+        return out_size(h, kh, sh, dh, t + b), out_size(w, kw, sw, dw, l + r)
+
+    def _im2col(self, x, kh, kw):
+        """(N*Ho*Wo, G, C/G*kh*kw) patches of x (a copy), and (Ho, Wo)."""
+        n, c, h, w = x.shape
+        ho, wo = self._out_hw(h, w, kh, kw)
+        (sh, sw), (dh, dw) = self.stride, self.dilation
+        win = _windows(_pad(x, self._pads(h, w, kh, kw)), kh, kw, sh, sw, dh, dw, ho, wo)
+        g = self.groups
+        cols = win.reshape(n, g, c // g, ho, wo, kh, kw).transpose(0, 3, 4, 1, 2, 5, 6)
+        return np.ascontiguousarray(cols).reshape(n * ho * wo, g, (c // g) * kh * kw), ho, wo
+
+    def _col2im(self, dcols, x_shape, kh, kw, ho, wo):
+        """The adjoint of _im2col: (N*Ho*Wo, G, C/G*kh*kw) patches summed back into x's shape
+        (a loop over the kh*kw kernel taps, each one strided add)."""
+        n, c, h, w = x_shape
+        (sh, sw), (dh, dw) = self.stride, self.dilation
+        t, b, l, r = pads = self._pads(h, w, kh, kw)
+        g = self.groups
+        d = dcols.reshape(n, ho, wo, g, c // g, kh, kw).transpose(0, 3, 4, 1, 2, 5, 6)
+        d = d.reshape(n, c, ho, wo, kh, kw)
+        xp = np.zeros((n, c, h + t + b, w + l + r), dcols.dtype)
+        for p in range(kh):
+            for q in range(kw):
+                xp[:, :, p * dh:p * dh + sh * (ho - 1) + 1:sh,
+                   q * dw:q * dw + sw * (wo - 1) + 1:sw] += d[:, :, :, :, p, q]
+        return np.ascontiguousarray(_crop(xp, pads, h, w))
+
+    def _check(self, x, w, op):
+        if x.ndim != 4 or w.ndim != 4:
+            raise ValueError(f"For '{op}', the input and weight must be 4-D (NCHW, OIHW), but got "
+                             f"shapes {x.shape} and {w.shape}")
+        if x.dtype != w.dtype:
+            raise TypeError(f"For '{op}', the input and weight dtypes differ: {x.dtype} and "
+                            f"{w.dtype}")
+
+
+def _gemm_groups(cols, w2):
+    """cols (M, G, K) times w2 (G, O/G, K)^T -> (M, G * O/G)."""
+    if cols.shape[1] == 1:
+        return cols[:, 0, :] @ w2[0].T
+    out = np.matmul(cols.transpose(1, 0, 2), w2.transpose(0, 2, 1))  # (G, M, O/G)
+    return out.transpose(1, 0, 2).reshape(cols.shape[0], -1)
+
+
+@register
+class Conv2D(_ConvGeometry):
+    """2-D cross-correlation of x (N, C, H, W) with w (O, C/groups, kh, kw), after `pad`
+    (top, bottom, left, right).  dx = Conv2DBackpropInput(dout, w);
+    dw = Conv2DBackpropFilter(dout, x)."""
+
+    inputs = ("x", "w")
+    saves = ("x", "w")
+
+    def forward(self, x, w):
+        self._check(x, w, "Conv2D")
+        n, c = x.shape[:2]
+        o, cg, kh, kw = w.shape
+        if (kh, kw) != self.kernel_size or o != self.out_channel:
+            raise ValueError(f"For 'Conv2D', the weight of shape {w.shape} does not match "
+                             f"out_channel={self.out_channel} and kernel_size={self.kernel_size}")
+        if c != cg * self.groups or o % self.groups:
+            raise ValueError(f"For 'Conv2D', input channels {c} and weight {w.shape} do not match "
+                             f"groups={self.groups}")
+        ho, wo = self._out_hw(x.shape[2], x.shape[3], kh, kw)
+        if ho <= 0 or wo <= 0:
+            raise ValueError(f"For 'Conv2D', the kernel {kh}x{kw} (dilation {self.dilation}) is "
+                             f"larger than the padded input of shape {x.shape}")
+        cols, ho, wo = self._im2col(x, kh, kw)
+        w2 = w.reshape(self.groups, o // self.groups, cg * kh * kw)
+        out = _gemm_groups(cols, w2)  # (N*Ho*Wo, O)
+        return out.reshape(n, ho, wo, o).transpose(0, 3, 1, 2)
+
+    def bprop(self, saved, dout, needs):
+        x, w = saved
+        dx = conv_backprop_input(self, dout, w, x.shape) if needs[0] else None
+        dw = conv_backprop_filter(self, dout, x, w.shape) if needs[1] else None
+        return dx, dw
+
+
+@register
+class Conv2DBackpropInput(_ConvGeometry):
+    """The adjoint of Conv2D w.r.t. its input: g (N, O, Ho, Wo) and w (O, C/groups, kh, kw) to
+    x_shape.  It is also the transposed convolution.  dg = Conv2D(dx_bar, w);
+    dw = Conv2DBackpropFilter(g, dx_bar)."""
+
+    inputs = ("g", "w", "x_shape")
+    saves = ("g", "w", "x_shape")
+
+    def __init__(self, out_channel, kernel_size, pad_mode="valid", pad=0, pad_list=None, mode=1,
+                 stride=1, dilation=1, group=1, data_format="NCHW"):
+        super().__init__(out_channel, kernel_size, mode, pad_mode,
+                         pad_list if pad_list is not None else pad, stride, dilation, group,
+                         data_format)
+
+    def __call__(self, g, w, x_shape):
+        return apply(self, (g, w, tuple(x_shape)))
+
+    def forward(self, g, w, x_shape):
+        self._check(g, w, "Conv2DBackpropInput")
+        n, o, ho, wo = g.shape
+        _, cg, kh, kw = w.shape
+        if o != w.shape[0]:
+            raise ValueError(f"For 'Conv2DBackpropInput', the gradient has {o} channels but the "
+                             f"weight {w.shape} has {w.shape[0]} outputs")
+        g2 = np.ascontiguousarray(g.transpose(0, 2, 3, 1)).reshape(n * ho * wo, self.groups,
+                                                                   o // self.groups)
+        w2 = w.reshape(self.groups, o // self.groups, cg * kh * kw)
+        dcols = np.matmul(g2.transpose(1, 0, 2), w2).transpose(1, 0, 2)  # (M, G, C/G*kh*kw)
+        return self._col2im(dcols, tuple(x_shape), kh, kw, ho, wo)
+
+    def bprop(self, saved, dx_bar, needs):
+        g, w, _ = saved
+        conv = _conv_like(self, Conv2D)
+        dg = apply(conv, (dx_bar, w)) if needs[0] else None
+        dw = conv_backprop_filter(self, g, dx_bar, w.shape) if needs[1] else None
+        return dg, dw, None
+
+
+@register
+class Conv2DBackpropFilter(_ConvGeometry):
+    """The adjoint of Conv2D w.r.t. its weight: g (N, O, Ho, Wo) and x (N, C, H, W) to w_shape.
+    dg = Conv2D(x, dw_bar);  dx = Conv2DBackpropInput(g, dw_bar)."""
+
+    inputs = ("g", "x", "w_shape")
+    saves = ("g", "x")
+
+    def __init__(self, out_channel, kernel_size, pad_mode="valid", pad=0, pad_list=None, mode=1,
+                 stride=1, dilation=1, group=1, data_format="NCHW"):
+        super().__init__(out_channel, kernel_size, mode, pad_mode,
+                         pad_list if pad_list is not None else pad, stride, dilation, group,
+                         data_format)
+
+    def forward(self, g, x, w_shape):
+        o, cg, kh, kw = w_shape
+        cols, ho, wo = self._im2col(x, kh, kw)  # (M, G, C/G*kh*kw)
+        n = x.shape[0]
+        g2 = np.ascontiguousarray(g.transpose(0, 2, 3, 1)).reshape(n * ho * wo, self.groups,
+                                                                   o // self.groups)
+        dw = np.matmul(g2.transpose(1, 2, 0), cols.transpose(1, 0, 2))  # (G, O/G, C/G*kh*kw)
+        return dw.reshape(o, cg, kh, kw)
+
+    def bprop(self, saved, dw_bar, needs):
+        g, x = saved
+        dg = apply(_conv_like(self, Conv2D), (x, dw_bar)) if needs[0] else None
+        dx = conv_backprop_input(self, g, dw_bar, x.shape) if needs[1] else None
+        return dg, dx, None
+
+
+def _conv_like(prim, cls):
+    """A member of the family with prim's geometry (its 'same' padding resolves alike, since
+    every member pads by the input x's size)."""
+    if cls is Conv2D:
+        return Conv2D(prim.out_channel, prim.kernel_size, prim.mode, prim.pad_mode, prim.pad,
+                      prim.stride, prim.dilation, prim.group)
+    return cls(prim.out_channel, prim.kernel_size, prim.pad_mode, prim.pad, None, prim.mode,
+               prim.stride, prim.dilation, prim.group)
+
+
+def conv_backprop_input(prim, g, w, x_shape):
+    return apply(_conv_like(prim, Conv2DBackpropInput), (g, w, tuple(x_shape)))
+
+
+def conv_backprop_filter(prim, g, x, w_shape):
+    return apply(_conv_like(prim, Conv2DBackpropFilter), (g, x, tuple(w_shape)))
+
+
+# ---- gather / scatter along an axis (max pooling's gradient pair) -----------------------------------
+
+@register
+class TakeAlongAxis(Primitive):
+    """x's elements at `indices` along `axis` (NumPy's take_along_axis; indices broadcast on the
+    other axes).  dx = ScatterAddAlongAxis(dout, indices, axis, x.shape)."""
+
+    inputs = ("x", "indices", "axis")
+    saves = ("x.shape", "indices", "axis")
+
+    def forward(self, x, indices, axis):
+        return np.take_along_axis(x, np.asarray(indices), axis)
+
+    def bprop(self, saved, dout, needs):
+        shape, indices, axis = saved
+        return scatter_add_along_axis(dout, indices, axis, shape), None, None
+
+
+@register
+class ScatterAddAlongAxis(Primitive):
+    """Zeros of `shape` with g added at `indices` along `axis` (the adjoint of TakeAlongAxis;
+    repeated indices accumulate).  dg = TakeAlongAxis(out_bar, indices, axis)."""
+
+    inputs = ("g", "indices", "axis", "shape")
+    saves = ("indices", "axis")
+
+    def forward(self, g, indices, axis, shape):
+        indices = np.asarray(indices)
+        out = np.zeros(shape, g.dtype)
+        full = np.broadcast_to(indices, g.shape)
+        grids = list(np.ix_(*[np.arange(n) for n in g.shape]))
+        grids[axis] = full
+        np.add.at(out, tuple(grids), g)
+        return out
+
+    def bprop(self, saved, out_bar, needs):
+        indices, axis = saved
+        return apply(_TAKE_ALONG, (out_bar, indices, axis)), None, None, None
+
+
+_TAKE_ALONG = TakeAlongAxis()
+_SCATTER_ALONG = ScatterAddAlongAxis()
+
+
+def take_along_axis(x, indices, axis):
+    return apply(_TAKE_ALONG, (x, indices, axis))
+
+
+def scatter_add_along_axis(g, indices, axis, shape):
+    return apply(_SCATTER_ALONG, (g, indices, axis, tuple(shape)))
+
+
+# ---- pooling ---------------------------------------------------------------------------------------
+
+class _PoolGeometry(Primitive):
+    """Pooling configuration in MindSpore's form (kernel_size, strides, pad_mode 'valid' or
+    'same'), plus explicit keyword-only `pad` (top, bottom, left, right) and `dilation` that the
+    layers use (an explicit `pad` overrides `pad_mode`)."""
+
+    def __init__(self, kernel_size=1, strides=1, pad_mode="valid", data_format="NCHW", *,
+                 pad=None, dilation=1):
+        super().__init__()
+        self.kernel_size = pair(kernel_size, "kernel_size", self.name)
+        self.strides = pair(strides, "strides", self.name)
+        pad_mode = pad_mode.upper() if isinstance(pad_mode, str) else pad_mode
+        if pad_mode not in ("VALID", "SAME"):
+            raise ValueError(f"For '{self.name}', 'pad_mode' must be 'valid' or 'same', but got "
+                             f"{pad_mode!r}")
+        self.pad_mode = pad_mode
+        self.data_format = data_format
+        self._explicit_pad = None if pad is None else _pad4(pad, self.name)
+        self.dilation = pair(dilation, "dilation", self.name)
+        if min(self.kernel_size + self.strides + self.dilation) < 1:
+            raise ValueError(f"For '{self.name}', kernel_size, strides and dilation must be "
+                             "positive")
+
+    @property
+    def stride(self):
+        return self.strides
+
+    def _pad_for(self, h, w):
+        if self._explicit_pad is not None:
+            return self._explicit_pad
+        if self.pad_mode == "SAME":
+            (kh, kw), (sh, sw), (dh, dw) = self.kernel_size, self.strides, self.dilation
+            return same_padding(h, kh, sh, dh) + same_padding(w, kw, sw, dw)
+        return (0, 0, 0, 0)
+
+    def _geometry(self, x):
+        if x.ndim != 4:
+            raise ValueError(f"For '{self.name}', the input must be 4-D (NCHW), but got shape "
+                             f"{x.shape}")
+        (kh, kw), (sh, sw), (dh, dw) = self.kernel_size, self.strides, self.dilation
+        t, b, l, r = self._full_pad(x.shape)
+        ho = out_size(x.shape[2], kh, sh, dh, t + b)
+        wo = out_size(x.shape[3], kw, sw, dw, l + r)
+        if ho <= 0 or wo <= 0:
+            raise ValueError(f"For '{self.name}', the window {kh}x{kw} is larger than the padded "
+                             f"input of shape {x.shape}")
+        return kh, kw, sh, sw, dh, dw, ho, wo
+
+    def _full_pad(self, shape):
+        return self._pad_for(shape[2], shape[3])
+
+
+@register
+class MaxPoolWithArgmax(_PoolGeometry):
+    """(max over each window, flat index of the max within its (H*W) plane) — padding is -inf.
+    Ties go to the first maximum in the window.  dx = the output gradient scattered to the
+    argmax positions."""
+
+    saves = ("x.shape", "out")
+
+    def forward(self, x):
+        kh, kw, sh, sw, dh, dw, ho, wo = self._geometry(x)
+        fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+        pads = self._full_pad(x.shape)
+        xp = _pad(x, pads, fill)
+        win = _windows(xp, kh, kw, sh, sw, dh, dw, ho, wo)
+        n, c = x.shape[:2]
+        flat = win.reshape(n, c, ho, wo, kh * kw)
+        k = np.argmax(flat, axis=-1)
+        values = np.take_along_axis(flat, k[..., None], -1)[..., 0]
+        t, _, l, _ = pads
+        rows = np.arange(ho)[:, None] * sh + (k // kw) * dh - t
+        cols = np.arange(wo)[None, :] * sw + (k % kw) * dw - l
+        index = (rows * x.shape[3] + cols).astype(np.int64)
+        return values, index
+
+    def bprop(self, saved, dout, needs):
+        shape, out = saved
+        dvalues = dout[0]
+        n, c, h, w = shape
+        index = out[1]._data.reshape(n, c, -1)
+        flat = A.reshape(dvalues, (n, c, -1))
+        return (A.reshape(scatter_add_along_axis(flat, index, 2, (n, c, h * w)), shape),)
+
+
+@register
+class AvgPool(_PoolGeometry):
+    """Mean over each window; `count_include_pad` decides whether padded positions count in the
+    divisor (`divisor_override` replaces it).  dx = AvgPoolGrad(dout)."""
+
+    saves = ("x.shape",)
+
+    def __init__(self, kernel_size=1, strides=1, pad_mode="VALID", data_format="NCHW", *,
+                 pad=None, count_include_pad=True, divisor_override=None, ceil_extra=(0, 0)):
+        super().__init__(kernel_size, strides, pad_mode, data_format, pad=pad)
+        # TF's 'same' never counts the padding; explicit padding counts unless told otherwise.
+        self.count_include_pad = count_include_pad and pad is not None
+        self.divisor_override = divisor_override
+        # ceil_mode: zero rows/columns past the bottom/right padding, never counted
+        self.ceil_extra = tuple(int(e) for e in ceil_extra)
+
+    def _full_pad(self, shape):
+        t, b, l, r = self._pad_for(shape[2], shape[3])
+        eb, er = self.ceil_extra
+        return t, b + eb, l, r + er
+
+    def divisor(self, shape):
+        """The divisor of each output position, (Ho, Wo)."""
+        kh, kw, sh, sw, dh, dw, ho, wo = self._geometry(np.empty((1, 1) + tuple(shape[2:])))
+        if self.divisor_override:
+            return np.full((ho, wo), float(self.divisor_override))
+        if self.count_include_pad:
+            t, b, l, r = self._pad_for(shape[2], shape[3])
+            h, w = shape[2], shape[3]
+            rows = np.minimum(np.arange(ho) * sh + kh, h + t + b) - np.arange(ho) * sh
+            cols = np.minimum(np.arange(wo) * sw + kw, w + l + r) - np.arange(wo) * sw
+            return np.outer(rows, cols).astype(np.float64)
+        ones = np.ones((1, 1) + tuple(shape[2:]))
+        win = _windows(_pad(ones, self._full_pad(shape)), kh, kw, sh, sw, dh, dw, ho, wo)
+        return win.sum(axis=(4, 5))[0, 0]
+
+    def forward(self, x):
+        kh, kw, sh, sw, dh, dw, ho, wo = self._geometry(x)
+        win = _windows(_pad(x, self._full_pad(x.shape)), kh, kw, sh, sw, dh, dw, ho, wo)
+        total = win.sum(axis=(4, 5))
+        return (total / self.divisor(x.shape)).astype(x.dtype, copy=False)
+
+    def bprop(self, saved, dout, needs):
+        return (apply(AvgPoolGrad(self), (dout, saved[0])),)
+
+
+@register
+class AvgPoolGrad(Primitive):
+    """The adjoint of AvgPool: each output gradient spread evenly over its window.
+    dg = AvgPool(out_bar)."""
+
+    inputs = ("g", "x_shape")
+
+    def __init__(self, pool):
+        super().__init__()
+        self.pool = pool
+
+    def forward(self, g, x_shape):
+        pool = self.pool
+        kh, kw, sh, sw, dh, dw, ho, wo = pool._geometry(np.empty((1, 1) + tuple(x_shape[2:])))
+        share = g / pool.divisor(x_shape)
+        n, c, h, w = x_shape
+        t, b, l, r = pool._full_pad(x_shape)
+        xp = np.zeros((n, c, h + t + b, w + l + r), g.dtype)
+        for p in range(kh):
+            for q in range(kw):
+                xp[:, :, p * dh:p * dh + sh * (ho - 1) + 1:sh,
+                   q * dw:q * dw + sw * (wo - 1) + 1:sw] += share
+        return np.ascontiguousarray(_crop(xp, (t, b, l, r), h, w)).astype(g.dtype, copy=False)
+
+    def bprop(self, saved, out_bar, needs):
+        return apply(self.pool, (out_bar,)), None

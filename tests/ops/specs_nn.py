@@ -1,0 +1,293 @@
+"""Specs of the convolution, pooling and normalisation primitives (same format as specs.py)."""
+import itertools
+
+import numpy as np
+from hypothesis import strategies as st
+
+from minispore import Tensor
+from minispore._autodiff.tape import apply
+from minispore.ops.operations import conv_ops as C
+from minispore.ops.operations import norm_ops as Nn
+
+from ..helpers import strategies as S
+from .specs import arr, distinct, spec
+
+
+def naive_conv(x, w, stride, dilation, pad, groups):
+    """Direct loops: the definition of 2-D cross-correlation."""
+    t, b, l, r = pad
+    (sh, sw), (dh, dw) = stride, dilation
+    xp = np.pad(x, ((0, 0), (0, 0), (t, b), (l, r)))
+    n, _, h, wd = xp.shape
+    o, cg, kh, kw = w.shape
+    ho, wo = (h - dh * (kh - 1) - 1) // sh + 1, (wd - dw * (kw - 1) - 1) // sw + 1
+    out = np.zeros((n, o, ho, wo))
+    og = o // groups
+    for i, j in itertools.product(range(ho), range(wo)):
+        patch = xp[:, :, i * sh:i * sh + dh * (kh - 1) + 1:dh, j * sw:j * sw + dw * (kw - 1) + 1:dw]
+        for g in range(groups):
+            sl = slice(g * og, (g + 1) * og)
+            out[:, sl, i, j] = np.einsum("nchw,ochw->no", patch[:, g * cg:(g + 1) * cg], w[sl])
+    return out
+
+
+def _draw_conv_geometry(data):
+    groups = data.draw(st.sampled_from([1, 1, 2]))
+    c = groups * data.draw(st.integers(1, 2))
+    o = groups * data.draw(st.integers(1, 2))
+    kh, kw = data.draw(st.integers(1, 3)), data.draw(st.integers(1, 3))
+    stride = (data.draw(st.integers(1, 2)), data.draw(st.integers(1, 2)))
+    dilation = (data.draw(st.integers(1, 2)), data.draw(st.integers(1, 2)))
+    pad = tuple(data.draw(st.integers(0, 2)) for _ in range(4))
+    h = data.draw(st.integers(dilation[0] * (kh - 1) + 1, 6))
+    w = data.draw(st.integers(dilation[1] * (kw - 1) + 1, 6))
+    n = data.draw(st.integers(1, 2))
+    attrs = {"stride": stride, "dilation": dilation, "pad": pad, "groups": groups, "out": o,
+             "kernel": (kh, kw)}
+    return (n, c, h, w), (o, c // groups, kh, kw), attrs
+
+
+def _conv(attrs, cls=C.Conv2D, weight_shape=None):
+    o, k = attrs["out"], attrs["kernel"]
+    if cls is C.Conv2D:
+        return C.Conv2D(o, k, 1, "pad", attrs["pad"], attrs["stride"], attrs["dilation"],
+                        attrs["groups"])
+    return cls(o, k, "pad", attrs["pad"], None, 1, attrs["stride"], attrs["dilation"],
+               attrs["groups"])
+
+
+def _draw_conv(data):
+    xs, ws, attrs = _draw_conv_geometry(data)
+    return [arr(data, xs), arr(data, ws)], attrs
+
+
+spec("Conv2D", _draw_conv, lambda a, x, w: apply(_conv(a), (x, w)),
+     lambda a, x, w: naive_conv(x, w, a["stride"], a["dilation"], a["pad"], a["groups"]),
+     rtol=1e-9, atol=1e-11)
+
+
+def _out_shape(xs, ws, attrs):
+    (sh, sw), (dh, dw), (t, b, l, r) = attrs["stride"], attrs["dilation"], attrs["pad"]
+    return (xs[0], ws[0], (xs[2] + t + b - dh * (ws[2] - 1) - 1) // sh + 1,
+            (xs[3] + l + r - dw * (ws[3] - 1) - 1) // sw + 1)
+
+
+def _adjoint_input(attrs, g, w, x_shape):
+    """Reference BackpropInput: the transpose of the conv as a matrix, column by column."""
+    x_size = int(np.prod(x_shape))
+    out = np.zeros(x_size)
+    for k in range(x_size):
+        e = np.zeros(x_size)
+        e[k] = 1.0
+        out[k] = np.sum(naive_conv(e.reshape(x_shape), w, attrs["stride"], attrs["dilation"],
+                                   attrs["pad"], attrs["groups"]) * g)
+    return out.reshape(x_shape)
+
+
+def _draw_bpi(data):
+    xs, ws, attrs = _draw_conv_geometry(data)
+    return [arr(data, _out_shape(xs, ws, attrs)), arr(data, ws)], dict(attrs, x_shape=xs)
+
+
+spec("Conv2DBackpropInput", _draw_bpi,
+     lambda a, g, w: apply(_conv(a, C.Conv2DBackpropInput), (g, w, a["x_shape"])),
+     lambda a, g, w: _adjoint_input(a, g, w, a["x_shape"]), rtol=1e-9, atol=1e-11)
+
+
+def _adjoint_filter(attrs, g, x, w_shape):
+    size = int(np.prod(w_shape))
+    out = np.zeros(size)
+    for k in range(size):
+        e = np.zeros(size)
+        e[k] = 1.0
+        out[k] = np.sum(naive_conv(x, e.reshape(w_shape), attrs["stride"], attrs["dilation"],
+                                   attrs["pad"], attrs["groups"]) * g)
+    return out.reshape(w_shape)
+
+
+def _draw_bpf(data):
+    xs, ws, attrs = _draw_conv_geometry(data)
+    return [arr(data, _out_shape(xs, ws, attrs)), arr(data, xs)], dict(attrs, w_shape=ws)
+
+
+spec("Conv2DBackpropFilter", _draw_bpf,
+     lambda a, g, x: apply(_conv(a, C.Conv2DBackpropFilter), (g, x, a["w_shape"])),
+     lambda a, g, x: _adjoint_filter(a, g, x, a["w_shape"]), rtol=1e-9, atol=1e-11)
+
+
+def _draw_take_along(data):
+    shape = data.draw(S.shapes(1, 3))
+    axis = data.draw(st.integers(0, len(shape) - 1))
+    k = data.draw(st.integers(1, 4))
+    idx_shape = tuple(k if i == axis else n for i, n in enumerate(shape))
+    idx = np.asarray(data.draw(st.lists(st.integers(0, shape[axis] - 1), min_size=int(np.prod(
+        idx_shape)), max_size=int(np.prod(idx_shape))))).reshape(idx_shape)
+    return [arr(data, shape), idx], {"axis": axis}
+
+
+spec("TakeAlongAxis", _draw_take_along, lambda a, x, i: C.take_along_axis(x, i, a["axis"]),
+     lambda a, x, i: np.take_along_axis(x, i, a["axis"]), diff=(0,))
+
+
+def _draw_scatter_along(data):
+    (x, idx), attrs = _draw_take_along(data)
+    return [arr(data, idx.shape), idx], dict(attrs, shape=x.shape)
+
+
+def _scatter_ref(a, g, i):
+    out = np.zeros(a["shape"])
+    grids = list(np.ix_(*[np.arange(n) for n in g.shape]))
+    grids[a["axis"]] = i
+    np.add.at(out, tuple(grids), g)
+    return out
+
+
+spec("ScatterAddAlongAxis", _draw_scatter_along,
+     lambda a, g, i: C.scatter_add_along_axis(g, i, a["axis"], a["shape"]), _scatter_ref,
+     diff=(0,))
+
+
+def _draw_pool(data):
+    kh, kw = data.draw(st.integers(1, 3)), data.draw(st.integers(1, 3))
+    stride = (data.draw(st.integers(1, 3)), data.draw(st.integers(1, 3)))
+    pad = (data.draw(st.integers(0, kh // 2)), data.draw(st.integers(0, kh // 2)),
+           data.draw(st.integers(0, kw // 2)), data.draw(st.integers(0, kw // 2)))
+    h, w = data.draw(st.integers(kh, 6)), data.draw(st.integers(kw, 6))
+    shape = (data.draw(st.integers(1, 2)), data.draw(st.integers(1, 2)), h, w)
+    return shape, {"kernel": (kh, kw), "stride": stride, "pad": pad}
+
+
+def _pool_ref(a, x, reduce, count_include_pad=True):
+    (kh, kw), (sh, sw), (t, b, l, r) = a["kernel"], a["stride"], a["pad"]
+    fill = -np.inf if reduce is np.max else 0.0
+    xp = np.pad(x, ((0, 0), (0, 0), (t, b), (l, r)), constant_values=fill)
+    ones = np.pad(np.ones(x.shape[2:]), ((t, b), (l, r)))
+    ho, wo = (xp.shape[2] - kh) // sh + 1, (xp.shape[3] - kw) // sw + 1
+    out = np.zeros(x.shape[:2] + (ho, wo))
+    for i, j in itertools.product(range(ho), range(wo)):
+        win = xp[:, :, i * sh:i * sh + kh, j * sw:j * sw + kw]
+        if reduce is np.max:
+            out[:, :, i, j] = win.max(axis=(2, 3))
+        else:
+            count = kh * kw if count_include_pad else ones[i * sh:i * sh + kh,
+                                                           j * sw:j * sw + kw].sum()
+            out[:, :, i, j] = win.sum(axis=(2, 3)) / count
+    return out
+
+
+def _draw_maxpool(data):
+    shape, attrs = _draw_pool(data)
+    return [distinct(arr(data, shape))], attrs
+
+
+spec("MaxPoolWithArgmax", _draw_maxpool,
+     lambda a, x: apply(C.MaxPoolWithArgmax(a["kernel"], a["stride"], pad=a["pad"]), (x,))[0],
+     lambda a, x: _pool_ref(a, x, np.max))
+
+
+def _draw_avgpool(data):
+    shape, attrs = _draw_pool(data)
+    return [arr(data, shape)], dict(attrs, include=data.draw(st.booleans()))
+
+
+def _avgpool(a):
+    return C.AvgPool(a["kernel"], a["stride"], pad=a["pad"], count_include_pad=a["include"])
+
+
+spec("AvgPool", _draw_avgpool, lambda a, x: apply(_avgpool(a), (x,)),
+     lambda a, x: _pool_ref(a, x, np.mean, a["include"]))
+
+
+def _draw_avgpool_grad(data):
+    (x,), attrs = _draw_avgpool(data)
+    out_shape = _pool_ref(attrs, x, np.mean, attrs["include"]).shape
+    return [arr(data, out_shape)], dict(attrs, x_shape=x.shape)
+
+
+def _avgpool_grad_ref(a, g):
+    size = int(np.prod(a["x_shape"]))
+    out = np.zeros(size)
+    for k in range(size):
+        e = np.zeros(size)
+        e[k] = 1.0
+        out[k] = np.sum(_pool_ref(a, e.reshape(a["x_shape"]), np.mean, a["include"]) * g)
+    return out.reshape(a["x_shape"])
+
+
+spec("AvgPoolGrad", _draw_avgpool_grad,
+     lambda a, g: apply(C.AvgPoolGrad(_avgpool(a)), (g, a["x_shape"])), _avgpool_grad_ref)
+
+# ---- normalisation -----------------------------------------------------------------------------------
+
+
+def _draw_bn(data):
+    shape = (data.draw(st.integers(2, 3)), data.draw(st.integers(1, 3))) + tuple(
+        data.draw(st.lists(st.integers(1, 3), max_size=2)))
+    x = distinct(arr(data, shape), 0.1)
+    c = shape[1]
+    return [x, arr(data, (c,)), arr(data, (c,))], {}
+
+
+def _bn_ref(a, x, g, b):
+    axes = (0,) + tuple(range(2, x.ndim))
+    cs = (1, x.shape[1]) + (1,) * (x.ndim - 2)
+    m, v = x.mean(axis=axes, keepdims=True), x.var(axis=axes, keepdims=True)
+    return ((x - m) / np.sqrt(v + 1e-5) * g.reshape(cs) + b.reshape(cs), m.reshape(-1),
+            v.reshape(-1))
+
+
+spec("BatchNormTraining", _draw_bn, lambda a, x, g, b: apply(Nn.BatchNormTraining(1e-5), (x, g, b)),
+     _bn_ref, rtol=1e-9, atol=1e-11)
+
+
+def _draw_bn_grad(data):
+    (x, g, _), attrs = _draw_bn(data)
+    return [arr(data, x.shape), x, g], attrs
+
+
+def _fused_matches_reference(prim):
+    """The reference composite a fused gradient primitive is differentiated through."""
+    def ref(a, *arrays):
+        return tuple(t.asnumpy() for t in prim(a).reference(*(Tensor(v) for v in arrays)))
+    return ref
+
+
+spec("BatchNormGrad", _draw_bn_grad,
+     lambda a, dy, x, g: apply(Nn.BatchNormGrad(1e-5), (dy, x, g)),
+     _fused_matches_reference(lambda a: Nn.BatchNormGrad(1e-5)), rtol=1e-9, atol=1e-11)
+
+
+def _draw_ln(data):
+    shape = data.draw(S.shapes(1, 3, min_side=2))
+    norm = data.draw(st.integers(0, len(shape) - 1))
+    params = data.draw(st.integers(norm, len(shape) - 1))
+    x = distinct(arr(data, shape), 0.1)
+    pshape = shape[params:]
+    return [x, arr(data, pshape), arr(data, pshape)], {"norm": norm, "params": params}
+
+
+def _ln_ref(a, x, g, b):
+    axes = tuple(range(a["norm"], x.ndim))
+    m, v = x.mean(axis=axes, keepdims=True), x.var(axis=axes, keepdims=True)
+    return (x - m) / np.sqrt(v + 1e-7) * g + b
+
+
+def _ln_ref_all(a, x, g, b):
+    axes = tuple(range(a["norm"], x.ndim))
+    return _ln_ref(a, x, g, b), x.mean(axis=axes, keepdims=True), x.var(axis=axes, keepdims=True)
+
+
+spec("LayerNorm", _draw_ln,
+     lambda a, x, g, b: apply(Nn.LayerNorm(a["norm"], a["params"], 1e-7), (x, g, b)),
+     _ln_ref_all, rtol=1e-9, atol=1e-11)
+
+
+def _draw_ln_grad(data):
+    (x, g, _), attrs = _draw_ln(data)
+    return [arr(data, x.shape), x, g], attrs
+
+
+spec("LayerNormGrad", _draw_ln_grad,
+     lambda a, dy, x, g: apply(Nn.LayerNormGrad(a["norm"], a["params"], 1e-7), (dy, x, g)),
+     _fused_matches_reference(lambda a: Nn.LayerNormGrad(a["norm"], a["params"], 1e-7)),
+     rtol=1e-9, atol=1e-11)
