@@ -23,3 +23,6 @@ def manual_seed(seed):
 def mutable(input_data, dynamic_len=False):
     """Marks data as dynamic for MindSpore's jit; returned unchanged here."""
     return input_data
+
+
+from . import experimental  # noqa: E402,F401  (torch-style optimizers)

@@ -441,6 +441,36 @@ def grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False, sen
     return grad_fn
 
 
+def vjp_of(fn, inputs, cotangents, needs):
+    """Gradients of sum_i <cotangents[i], fn(*inputs)[i]> w.r.t. the inputs whose `needs` is
+    True (None elsewhere), by differentiating `fn`, a composite of minispore ops.
+
+    This is how a fused gradient primitive is differentiated again (see norm_ops): inside an
+    outer transform the work is recorded like any bprop, so any order stays exact.
+    """
+    positions = tuple(i for i, n in enumerate(needs) if n)
+    if not positions:
+        return (None,) * len(inputs)
+    cots = cotangents if isinstance(cotangents, tuple) else (cotangents,)
+
+    def contracted(*args):
+        outs = fn(*args)
+        outs = outs if isinstance(outs, tuple) else (outs,)
+        total = None
+        for o, c in zip(outs, cots):
+            if c is not None:
+                term = (o * c).sum()
+                total = term if total is None else total + term
+        return total if total is not None else outs[0].sum() * 0.0
+
+    grads = grad(contracted, positions)(*inputs)
+    grads = grads if isinstance(grads, tuple) else (grads,)
+    out = [None] * len(inputs)
+    for p, g in zip(positions, grads):
+        out[p] = g
+    return tuple(out)
+
+
 def get_grad(gradients, identifier):
     """Pick the gradient for `identifier` (a position or a parameter name, or the Parameter)
     out of a `return_ids=True` result."""

@@ -1,3 +1,7 @@
 """`minispore.nn`: Cell, layers, losses, optimizers and training wrappers."""
 from .cell import Cell
+from .layer import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
+from .optim import *  # noqa: F401,F403
+from .learning_rate_schedule import *  # noqa: F401,F403
+from .dynamic_lr import *  # noqa: F401,F403

@@ -4,6 +4,7 @@ from collections import OrderedDict
 import numpy as np
 
 from ..common.parameter import Parameter, ParameterTuple
+from ..common.tensor import Tensor
 
 __all__ = ["Cell"]
 
@@ -31,6 +32,8 @@ class Cell:
         d["_params"] = OrderedDict()
         d["_cells"] = OrderedDict()
         d["_auto_prefix"] = auto_prefix
+        d["_buffers"] = OrderedDict()
+        d["_compute_dtype"] = None  # set by to_float: inputs (and layer weights) cast to it
         d["training"] = False
         if flags:
             for k, v in flags.items():
@@ -120,7 +123,8 @@ class Cell:
         """(attribute path, Parameter) pairs: own parameters first, then children's, each
         Parameter once."""
         seen = set()
-        for path, cell in (self.cells_and_names(name_prefix) if expand else [(name_prefix, self)]):
+        cells = self.cells_and_names(name_prefix=name_prefix) if expand else [(name_prefix, self)]
+        for path, cell in cells:
             for name, p in cell._params.items():
                 if p is None or id(p) in seen:
                     continue
@@ -144,10 +148,10 @@ class Cell:
         """OrderedDict of parameter name -> Parameter."""
         return OrderedDict((p.name, p) for p in self.get_parameters(expand=recurse))
 
-    def cells_and_names(self, cell_name_prefix=""):
+    def cells_and_names(self, cells=None, name_prefix=""):
         """(path, Cell) pairs: ('', self) first, then descendants depth-first, each once."""
-        seen = set()
-        stack = [(cell_name_prefix, self)]
+        seen = set() if cells is None else {id(c) for c in cells}
+        stack = [(name_prefix, self)]
         while stack:
             path, cell = stack.pop()
             if id(cell) in seen:
@@ -169,6 +173,123 @@ class Cell:
     def get_flags(self):
         return {}
 
+    # ---- buffers and state ----------------------------------------------------------------
+    def register_buffer(self, name, tensor, persistent=True):
+        """Register a Tensor that is state but not a parameter (saved by state_dict when
+        `persistent`)."""
+        if not isinstance(name, str) or not name or "." in name:
+            raise KeyError(f"For 'register_buffer', 'name' must be a non-empty str without '.', "
+                           f"but got {name!r}")
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(f"For 'register_buffer', 'tensor' must be a Tensor or None, but got "
+                            f"{type(tensor).__name__}")
+        if name in self._params or name in self._cells:
+            raise KeyError(f"For 'register_buffer', the attribute {name!r} already exists")
+        self._buffers[name] = (tensor, persistent)
+        self.__dict__[name] = tensor
+
+    def named_buffers(self, prefix="", recurse=True, remove_duplicate=True):
+        """(path, Tensor) pairs of registered buffers."""
+        seen = set()
+        cells = self.cells_and_names(name_prefix=prefix) if recurse else [(prefix, self)]
+        for path, cell in cells:
+            for name in cell._buffers:
+                t = cell.__dict__.get(name)
+                if t is None or (remove_duplicate and id(t) in seen):
+                    continue
+                seen.add(id(t))
+                yield (f"{path}.{name}" if path else name), t
+
+    def buffers(self, recurse=True):
+        for _, t in self.named_buffers(recurse=recurse):
+            yield t
+
+    def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
+        """OrderedDict of parameter name -> Parameter, then persistent buffer path -> Tensor."""
+        out = OrderedDict() if destination is None else destination
+        for p in self.get_parameters():
+            out[prefix + p.name] = p
+        for path, cell in self.cells_and_names():
+            for name, (_, persistent) in cell._buffers.items():
+                t = cell.__dict__.get(name)
+                if persistent and t is not None:
+                    out[prefix + (f"{path}.{name}" if path else name)] = t
+        return out
+
+    def load_state_dict(self, state_dict, strict=True):
+        """Copy values from `state_dict` (name -> Tensor) into this cell's parameters and
+        buffers. Everything is checked first: a missing key (with `strict`), an unexpected key
+        (with `strict`) or a shape mismatch raises and nothing is written.
+        Returns (missing_keys, unexpected_keys)."""
+        own = self.state_dict()
+        missing = [k for k in own if k not in state_dict]
+        unexpected = [k for k in state_dict if k not in own]
+        problems = []
+        if strict and missing:
+            problems.append("Missing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in missing))
+        if strict and unexpected:
+            problems.append("Unexpected key(s) in state_dict: " +
+                            ", ".join(f'"{k}"' for k in unexpected))
+        values = {}
+        for k, target in own.items():
+            if k not in state_dict:
+                continue
+            v = state_dict[k]
+            arr = v._data if isinstance(v, Tensor) else np.asarray(v)
+            if arr.shape != target._data.shape:
+                problems.append(f'size mismatch for "{k}": the checkpoint has shape {arr.shape}, '
+                                f"the cell has {target._data.shape}")
+            values[k] = arr
+        if problems:
+            raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t" +
+                               "\n\t".join(problems))
+        for k, arr in values.items():
+            target = own[k]
+            if isinstance(target, Parameter):
+                target._write(arr)
+            else:
+                target.assign_value(Tensor(arr))
+        return missing, unexpected
+
+    def apply(self, fn):
+        """Call fn(cell) on every descendant, then on this cell; returns self."""
+        for c in self.cells():
+            c.apply(fn)
+        fn(self)
+        return self
+
+    def to_float(self, dst_type):
+        """Compute this cell (and its descendants) in `dst_type`: float inputs are cast to it on
+        entry and built-in layers cast their weights; parameters keep their dtype. Returns self."""
+        from ..common import dtype as mstype
+        if dst_type not in (mstype.float16, mstype.float32, mstype.float64):
+            raise ValueError(f"For 'to_float', 'dst_type' must be float16, float32 or float64, "
+                             f"but got {dst_type!r}")
+        for _, c in self.cells_and_names():
+            c.__dict__["_compute_dtype"] = dst_type
+        return self
+
+    def to(self, dtype):
+        """Cast every floating-point parameter and buffer to `dtype`; returns self."""
+        from .._autodiff.tape import bump_version
+        from ..common import dtype as mstype
+        np_dtype = mstype.to_np(dtype)
+        for p in self.get_parameters():
+            if p._data.dtype.kind == "f":
+                p._data = p._data.astype(np_dtype)
+                bump_version(p)
+        for t in self.buffers():
+            if t._data.dtype.kind == "f":
+                t._data = t._data.astype(np_dtype)
+                bump_version(t)
+        return self
+
+    def cast_inputs(self, inputs, dst_type):
+        """`inputs` with every floating-point Tensor cast to `dst_type`."""
+        from ..ops.operations.math_ops import cast
+        return tuple(cast(x, dst_type) if isinstance(x, Tensor) and x._data.dtype.kind == "f"
+                     else x for x in inputs)
+
     # ---- modes ------------------------------------------------------------------------------
     def set_train(self, mode=True):
         """Set training mode on this cell and every descendant; returns self."""
@@ -189,7 +310,9 @@ class Cell:
             if type(a) is np.ndarray:
                 raise TypeError(f"For '{type(self).__name__}', inputs must be Tensors, but got "
                                 "a NumPy array: wrap it with Tensor(...)")
-        return self.construct(*args, **kwargs)
+        if self._compute_dtype is None:  # perf: the common case goes straight to construct
+            return self.construct(*args, **kwargs)
+        return self.construct(*self.cast_inputs(args, self._compute_dtype), **kwargs)
 
     # ---- printing ---------------------------------------------------------------------------
     def extend_repr(self):

@@ -1,0 +1,12 @@
+"""Layers (`minispore.nn.Dense`, `nn.Conv2d`, ...)."""
+from .activation import *  # noqa: F401,F403
+from .basic import *  # noqa: F401,F403
+from .container import *  # noqa: F401,F403
+from .conv import *  # noqa: F401,F403
+from .embedding import *  # noqa: F401,F403
+from .normalization import *  # noqa: F401,F403
+from .pooling import *  # noqa: F401,F403
+from . import activation, basic, container, conv, embedding, normalization, pooling
+
+__all__ = (activation.__all__ + basic.__all__ + container.__all__ + conv.__all__ +
+           embedding.__all__ + normalization.__all__ + pooling.__all__)
