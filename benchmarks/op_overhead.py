@@ -10,6 +10,10 @@ Run: python benchmarks/op_overhead.py [--repeat N]
 import argparse
 import os
 import sys
+
+# One BLAS thread for every contender: on 2 shared cores threads add noise, not information.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
 import time
 
 import numpy as np

@@ -7,6 +7,8 @@ from hypothesis import strategies as st
 from minispore import Tensor
 from minispore._autodiff.tape import apply
 from minispore.ops.operations import conv_ops as C
+from minispore.ops.operations import loss_ops as L
+from minispore.ops.operations import nn_ops as N
 from minispore.ops.operations import norm_ops as Nn
 
 from ..helpers import strategies as S
@@ -61,7 +63,7 @@ def _draw_conv(data):
     return [arr(data, xs), arr(data, ws)], attrs
 
 
-spec("Conv2D", _draw_conv, lambda a, x, w: apply(_conv(a), (x, w)),
+spec("Conv2D", _draw_conv, lambda a, x, w: _conv(a)(x, w),
      lambda a, x, w: naive_conv(x, w, a["stride"], a["dilation"], a["pad"], a["groups"]),
      rtol=1e-9, atol=1e-11)
 
@@ -111,40 +113,8 @@ def _draw_bpf(data):
 
 
 spec("Conv2DBackpropFilter", _draw_bpf,
-     lambda a, g, x: apply(_conv(a, C.Conv2DBackpropFilter), (g, x, a["w_shape"])),
+     lambda a, g, x: apply(_conv(a, C.Conv2DBackpropFilter), (g, x, a["w_shape"], None)),
      lambda a, g, x: _adjoint_filter(a, g, x, a["w_shape"]), rtol=1e-9, atol=1e-11)
-
-
-def _draw_take_along(data):
-    shape = data.draw(S.shapes(1, 3))
-    axis = data.draw(st.integers(0, len(shape) - 1))
-    k = data.draw(st.integers(1, 4))
-    idx_shape = tuple(k if i == axis else n for i, n in enumerate(shape))
-    idx = np.asarray(data.draw(st.lists(st.integers(0, shape[axis] - 1), min_size=int(np.prod(
-        idx_shape)), max_size=int(np.prod(idx_shape))))).reshape(idx_shape)
-    return [arr(data, shape), idx], {"axis": axis}
-
-
-spec("TakeAlongAxis", _draw_take_along, lambda a, x, i: C.take_along_axis(x, i, a["axis"]),
-     lambda a, x, i: np.take_along_axis(x, i, a["axis"]), diff=(0,))
-
-
-def _draw_scatter_along(data):
-    (x, idx), attrs = _draw_take_along(data)
-    return [arr(data, idx.shape), idx], dict(attrs, shape=x.shape)
-
-
-def _scatter_ref(a, g, i):
-    out = np.zeros(a["shape"])
-    grids = list(np.ix_(*[np.arange(n) for n in g.shape]))
-    grids[a["axis"]] = i
-    np.add.at(out, tuple(grids), g)
-    return out
-
-
-spec("ScatterAddAlongAxis", _draw_scatter_along,
-     lambda a, g, i: C.scatter_add_along_axis(g, i, a["axis"], a["shape"]), _scatter_ref,
-     diff=(0,))
 
 
 def _draw_pool(data):
@@ -198,24 +168,63 @@ spec("AvgPool", _draw_avgpool, lambda a, x: apply(_avgpool(a), (x,)),
      lambda a, x: _pool_ref(a, x, np.mean, a["include"]))
 
 
-def _draw_avgpool_grad(data):
-    (x,), attrs = _draw_avgpool(data)
-    out_shape = _pool_ref(attrs, x, np.mean, attrs["include"]).shape
-    return [arr(data, out_shape)], dict(attrs, x_shape=x.shape)
+def _draw_window_pair(data):
+    shape, attrs = _draw_pool(data)
+    pool = C.AvgPool(attrs["kernel"], attrs["stride"], pad=attrs["pad"])
+    x = np.empty(shape)
+    ho, wo = _pool_ref(attrs, x, np.mean).shape[2:]
+    kh, kw = attrs["kernel"]
+    weights = np.asarray(data.draw(st.lists(st.floats(-2, 2), min_size=ho * wo * kh * kw,
+                                            max_size=ho * wo * kh * kw))).reshape(
+        ho, wo, kh, kw)
+    return pool, shape, (ho, wo), weights
 
 
-def _avgpool_grad_ref(a, g):
-    size = int(np.prod(a["x_shape"]))
+def _window_gather_ref(pool, weights, x):
+    (kh, kw), (sh, sw), (t, b, l, r) = pool.kernel_size, pool.strides, pool._explicit_pad
+    xp = np.pad(x, ((0, 0), (0, 0), (t, b), (l, r)))
+    ho, wo = weights.shape[:2]
+    out = np.zeros(x.shape[:2] + (ho, wo))
+    for i, j in itertools.product(range(ho), range(wo)):
+        out[:, :, i, j] = np.sum(xp[:, :, i * sh:i * sh + kh, j * sw:j * sw + kw] * weights[i, j],
+                                 axis=(2, 3))
+    return out
+
+
+def _draw_window_gather(data):
+    pool, shape, _, weights = _draw_window_pair(data)
+    return [arr(data, shape)], {"pool": pool, "weights": weights}
+
+
+spec("WindowGather", _draw_window_gather,
+     lambda a, x: apply(C.WindowGather(a["pool"]), (x, a["weights"])),
+     lambda a, x: _window_gather_ref(a["pool"], a["weights"], x))
+
+
+def _draw_window_scatter(data):
+    pool, shape, (ho, wo), weights = _draw_window_pair(data)
+    return [arr(data, shape[:2] + (ho, wo))], {"pool": pool, "weights": weights, "shape": shape}
+
+
+def _window_scatter_ref(a, g):
+    """The transpose of WindowGather, column by column."""
+    size = int(np.prod(a["shape"]))
     out = np.zeros(size)
     for k in range(size):
         e = np.zeros(size)
         e[k] = 1.0
-        out[k] = np.sum(_pool_ref(a, e.reshape(a["x_shape"]), np.mean, a["include"]) * g)
-    return out.reshape(a["x_shape"])
+        out[k] = np.sum(_window_gather_ref(a["pool"], a["weights"], e.reshape(a["shape"])) * g)
+    return out.reshape(a["shape"])
 
 
-spec("AvgPoolGrad", _draw_avgpool_grad,
-     lambda a, g: apply(C.AvgPoolGrad(_avgpool(a)), (g, a["x_shape"])), _avgpool_grad_ref)
+spec("WindowScatter", _draw_window_scatter,
+     lambda a, g: C.window_scatter(a["pool"], g, a["weights"], a["shape"]), _window_scatter_ref)
+
+
+spec("MaxPool", _draw_maxpool,
+     lambda a, x: apply(C.MaxPool(a["kernel"], a["stride"], pad=a["pad"]), (x,)),
+     lambda a, x: _pool_ref(a, x, np.max))
+
 
 # ---- normalisation -----------------------------------------------------------------------------------
 
@@ -291,3 +300,51 @@ spec("LayerNormGrad", _draw_ln_grad,
      lambda a, dy, x, g: apply(Nn.LayerNormGrad(a["norm"], a["params"], 1e-7), (dy, x, g)),
      _fused_matches_reference(lambda a: Nn.LayerNormGrad(a["norm"], a["params"], 1e-7)),
      rtol=1e-9, atol=1e-11)
+
+
+# ---- fused dense and cross-entropy ---------------------------------------------------------------
+
+def _draw_dense(data):
+    lead = tuple(data.draw(st.lists(st.integers(1, 3), min_size=0, max_size=2)))
+    i, o = data.draw(st.integers(1, 4)), data.draw(st.integers(1, 4))
+    args = [arr(data, lead + (i,)), arr(data, (o, i))]
+    with_bias = data.draw(st.booleans())
+    args.append(arr(data, (o,)) if with_bias else None)
+    return args, {}
+
+
+spec("Dense", _draw_dense, lambda a, x, w, b: apply(N.Dense(), (x, w, b)),
+     lambda a, x, w, b: x @ w.T + (0 if b is None else b))
+
+
+def _draw_sparse_ce(data):
+    n, c = data.draw(st.integers(1, 4)), data.draw(st.integers(1, 5))
+    labels = np.asarray(data.draw(st.lists(st.integers(0, c - 1), min_size=n, max_size=n)))
+    return [arr(data, (n, c)), labels], {}
+
+
+def _sparse_ce_ref(a, logits, labels):
+    m = logits.max(1, keepdims=True)
+    lse = np.log(np.exp(logits - m).sum(1)) + m[:, 0]
+    return lse - logits[np.arange(len(labels)), labels]
+
+
+spec("SparseSoftmaxCrossEntropy", _draw_sparse_ce,
+     lambda a, x, y: L.sparse_softmax_cross_entropy(x, y), _sparse_ce_ref, diff=(0,))
+
+
+def _draw_sparse_ce_grad(data):
+    (logits, labels), _ = _draw_sparse_ce(data)
+    return [logits, labels, arr(data, labels.shape)], {}
+
+
+def _sparse_ce_grad_ref(a, logits, labels, dout):
+    e = np.exp(logits - logits.max(1, keepdims=True))
+    p = e / e.sum(1, keepdims=True)
+    p[np.arange(len(labels)), labels] -= 1
+    return p * dout[:, None]
+
+
+spec("SparseSoftmaxCrossEntropyGrad", _draw_sparse_ce_grad,
+     lambda a, x, y, d: apply(L.SparseSoftmaxCrossEntropyGrad(), (x, y, d)), _sparse_ce_grad_ref,
+     diff=(0, 2))

@@ -87,12 +87,16 @@ class MaxPool2d(_Pool2d):
     def construct(self, x):
         x, unbatched = _batched(x, "MaxPool2d")
         (t, b, l, r), (eb, er) = self._pads(x)
-        prim = C.MaxPoolWithArgmax(self.kernel_size, self.stride, pad=(t, b + eb, l, r + er),
-                                   dilation=self.dilation)
-        values, idx = apply(prim, (x,))
+        pad = (t, b + eb, l, r + er)
+        if not self.return_indices:
+            values = apply(C.MaxPool(self.kernel_size, self.stride, pad=pad,
+                                     dilation=self.dilation), (x,))
+            return A.reshape(values, values.shape[1:]) if unbatched else values
+        values, idx = apply(C.MaxPoolWithArgmax(self.kernel_size, self.stride, pad=pad,
+                                                dilation=self.dilation), (x,))
         if unbatched:
             values, idx = A.reshape(values, values.shape[1:]), A.reshape(idx, idx.shape[1:])
-        return (values, idx) if self.return_indices else values
+        return values, idx
 
 
 class AvgPool2d(_Pool2d):

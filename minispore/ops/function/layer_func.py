@@ -96,7 +96,7 @@ def conv2d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dila
                          f"{weight.shape[1] * groups}")
     prim = _conv_prim(input, weight, stride, pad_mode, padding, dilation, groups, "conv2d")
     x, weight = M._matmul_operands("conv2d", input, weight)
-    return _add_channel_bias(apply(prim, (x, weight)), bias)
+    return _add_channel_bias(prim(x, weight), bias)
 
 
 def conv1d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dilation=1, groups=1):
@@ -185,9 +185,10 @@ def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, return_indice
     k, s, pad, d, (eb, er) = _pool_args(x, kernel_size, stride, padding, dilation, ceil_mode,
                                         "max_pool2d")
     t, b, l, r = pad
-    values, indices = apply(C.MaxPoolWithArgmax(k, s, pad=(t, b + eb, l, r + er), dilation=d),
-                            (x,))
-    return (values, indices) if return_indices else values
+    pad = (t, b + eb, l, r + er)
+    if not return_indices:
+        return apply(C.MaxPool(k, s, pad=pad, dilation=d), (x,))
+    return apply(C.MaxPoolWithArgmax(k, s, pad=pad, dilation=d), (x,))
 
 
 def max_pool1d(x, kernel_size, stride=None, padding=0, dilation=1, return_indices=False,

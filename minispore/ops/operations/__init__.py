@@ -14,13 +14,14 @@ from ...common.seed import generator
 from ...common.tensor import Tensor
 from ..primitive import PRIMITIVES, Primitive, PrimitiveWithCheck, PrimitiveWithInfer, \
     prim_attr_register
-from . import array_ops, conv_ops, math_ops, nn_ops, norm_ops  # noqa: F401  (they register)
+from . import array_ops, conv_ops, loss_ops, math_ops, nn_ops, norm_ops  # noqa: F401  (they register)
 from .array_ops import Split as SplitV
 
 # Registered primitives that only serve other rules (bprops, indexing, the engine) and have no
 # MindSpore user-facing counterpart stay out of the namespace.
 _INTERNAL = {"Getitem", "Setitem", "SumTo", "ProdOthers", "SingularValues", "BCEWithLogits",
-             "BatchNormTraining", "TakeAlongAxis", "ScatterAddAlongAxis", "Conv2DBackpropFilter"}
+             "BatchNormTraining", "Conv2DBackpropFilter", "SparseSoftmaxCrossEntropy",
+             "WindowScatter", "WindowGather"}
 _REGISTERED = sorted(name for name in PRIMITIVES
                      if name not in _INTERNAL and not name.endswith("Grad") and name != "Split")
 globals().update({name: PRIMITIVES[name] for name in _REGISTERED})
@@ -431,20 +432,6 @@ class UniformReal(_RandomPrimitive):
 Conv2DTranspose = conv_ops.Conv2DBackpropInput
 
 
-class MaxPool(Primitive):
-    """`MaxPool(kernel_size=1, strides=1, pad_mode='valid')(x)`: the max of each window (NCHW);
-    ties split the gradient evenly."""
-
-    def __init__(self, kernel_size=1, strides=1, pad_mode="valid", data_format="NCHW"):
-        super().__init__()
-        self._pool = conv_ops.MaxPoolWithArgmax(kernel_size, strides, pad_mode, data_format)
-        self.kernel_size, self.strides = self._pool.kernel_size, self._pool.strides
-        self.pad_mode, self.data_format = self._pool.pad_mode, data_format
-
-    def __call__(self, x):
-        return apply(self._pool, (x,))[0]
-
-
 class BatchNorm(Primitive):
     """`BatchNorm(is_training=False, epsilon=1e-5, momentum=0.1)(x, scale, bias, mean,
     variance)` -> (y, batch_mean, batch_variance, reserve_space_1, reserve_space_2).
@@ -521,7 +508,7 @@ class Assign(Primitive):
         return variable
 
 
-__all__ = sorted(set(_REGISTERED) | {"MaxPool", "BatchNorm", "Dropout", "Conv2DTranspose",
+__all__ = sorted(set(_REGISTERED) | {"BatchNorm", "Dropout", "Conv2DTranspose",
     "Primitive", "PrimitiveWithInfer", "PrimitiveWithCheck", "prim_attr_register", "Div",
     "BroadcastTo", "Pad", "ReduceStd", "Gather", "Split", "Ones", "Zeros", "OnesLike", "ZerosLike",
     "Fill", "Eye", "Shape", "Rank", "Size", "OneHot", "Unique", "GatherD", "BiasAdd", "GeLU", "ReLU6", "Elu",

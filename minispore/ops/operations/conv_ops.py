@@ -3,9 +3,9 @@
 Convolution is im2col through a strided view and one GEMM. Its three primitives are each other's
 adjoints: Conv2D(x, w), Conv2DBackpropInput(g, w) (the gradient w.r.t. x, and the transposed
 convolution) and Conv2DBackpropFilter(g, x) (the gradient w.r.t. w), so gradients of any order
-stay inside the family. Max pooling saves flat argmax indices and its gradient is a scatter
-along an axis (ScatterAddAlongAxis), whose adjoint is the gather (TakeAlongAxis). Average pooling's
-gradient AvgPoolGrad has average pooling as its adjoint.
+stay inside the family. Pooling reduces a strided window view; both poolings' gradients are
+WindowScatter (each output gradient spread over its window with constant weights: 1/divisor for
+the mean, the maxima's mask for the max), whose adjoint is WindowGather.
 """
 import math
 
@@ -118,14 +118,18 @@ class _ConvGeometry(Primitive):
         return out_size(h, kh, sh, dh, t + b), out_size(w, kw, sw, dw, l + r)
 
     def _im2col(self, x, kh, kw):
-        """(N*Ho*Wo, G, C/G*kh*kw) patches of x (a copy), and (Ho, Wo)."""
+        """(N*Ho*Wo, G, C/G*kh*kw) patches of x, and (Ho, Wo): one copy, from a strided view
+        laid out in the GEMM's order."""
         n, c, h, w = x.shape
         ho, wo = self._out_hw(h, w, kh, kw)
         (sh, sw), (dh, dw) = self.stride, self.dilation
-        win = _windows(_pad(x, self._pads(h, w, kh, kw)), kh, kw, sh, sw, dh, dw, ho, wo)
+        xp = _pad(x, self._pads(h, w, kh, kw))
         g = self.groups
-        cols = win.reshape(n, g, c // g, ho, wo, kh, kw).transpose(0, 3, 4, 1, 2, 5, 6)
-        return np.ascontiguousarray(cols).reshape(n * ho * wo, g, (c // g) * kh * kw), ho, wo
+        s0, s1, s2, s3 = xp.strides
+        win = as_strided(xp, (n, ho, wo, g, c // g, kh, kw),
+                         (s0, s2 * sh, s3 * sw, s1 * (c // g), s1, s2 * dh, s3 * dw),
+                         writeable=False)
+        return win.reshape(n * ho * wo, g, (c // g) * kh * kw), ho, wo
 
     def _col2im(self, dcols, x_shape, kh, kw, ho, wo):
         """The adjoint of _im2col: (N*Ho*Wo, G, C/G*kh*kw) patches summed back into x's shape
@@ -133,15 +137,13 @@ class _ConvGeometry(Primitive):
         n, c, h, w = x_shape
         (sh, sw), (dh, dw) = self.stride, self.dilation
         t, b, l, r = pads = self._pads(h, w, kh, kw)
-        g = self.groups
-        d = dcols.reshape(n, ho, wo, g, c // g, kh, kw).transpose(0, 3, 4, 1, 2, 5, 6)
-        d = d.reshape(n, c, ho, wo, kh, kw)
-        xp = np.zeros((n, c, h + t + b, w + l + r), dcols.dtype)
+        d = dcols.reshape(n, ho, wo, c, kh, kw)  # (G, C/G) is C in this layout: a view
+        xp = np.zeros((n, h + t + b, w + l + r, c), dcols.dtype)  # accumulate channels-last
         for p in range(kh):
             for q in range(kw):
-                xp[:, :, p * dh:p * dh + sh * (ho - 1) + 1:sh,
-                   q * dw:q * dw + sw * (wo - 1) + 1:sw] += d[:, :, :, :, p, q]
-        return np.ascontiguousarray(_crop(xp, pads, h, w))
+                xp[:, p * dh:p * dh + sh * (ho - 1) + 1:sh,
+                   q * dw:q * dw + sw * (wo - 1) + 1:sw, :] += d[:, :, :, :, p, q]
+        return np.ascontiguousarray(xp[:, t:t + h, l:l + w, :].transpose(0, 3, 1, 2))
 
     def _check(self, x, w, op):
         if x.ndim != 4 or w.ndim != 4:
@@ -166,10 +168,23 @@ class Conv2D(_ConvGeometry):
     (top, bottom, left, right).  dx = Conv2DBackpropInput(dout, w);
     dw = Conv2DBackpropFilter(dout, x)."""
 
-    inputs = ("x", "w")
-    saves = ("x", "w")
+    inputs = ("x", "w", "cols")
+    saves = ("x", "w", "cols")
 
-    def forward(self, x, w):
+    def __call__(self, x, w):
+        """Run on Tensors x and w; the im2col patches of x are made once here and enter as a
+        constant input, so the weight gradient reuses them instead of rebuilding them."""
+        from ...common.tensor import Tensor
+        if not isinstance(x, Tensor) or not isinstance(w, Tensor):
+            raise TypeError(f"For 'Conv2D', the input and weight must be Tensors, but got "
+                            f"{type(x).__name__} and {type(w).__name__}")
+        self._check(x._data, w._data, "Conv2D")
+        kh, kw = w._data.shape[2:]
+        ho, wo = self._out_hw(x._data.shape[2], x._data.shape[3], kh, kw)
+        cols = self._im2col(x._data, kh, kw)[0] if ho > 0 and wo > 0 else None
+        return apply(self, (x, w, cols))
+
+    def forward(self, x, w, cols=None):
         self._check(x, w, "Conv2D")
         n, c = x.shape[:2]
         o, cg, kh, kw = w.shape
@@ -183,16 +198,17 @@ class Conv2D(_ConvGeometry):
         if ho <= 0 or wo <= 0:
             raise ValueError(f"For 'Conv2D', the kernel {kh}x{kw} (dilation {self.dilation}) is "
                              f"larger than the padded input of shape {x.shape}")
-        cols, ho, wo = self._im2col(x, kh, kw)
+        if cols is None:
+            cols = self._im2col(x, kh, kw)[0]
         w2 = w.reshape(self.groups, o // self.groups, cg * kh * kw)
         out = _gemm_groups(cols, w2)  # (N*Ho*Wo, O)
-        return out.reshape(n, ho, wo, o).transpose(0, 3, 1, 2)
+        return out.reshape(n, ho, wo, o).transpose(0, 3, 1, 2)  # NCHW view of NHWC memory
 
     def bprop(self, saved, dout, needs):
-        x, w = saved
+        x, w, cols = saved
         dx = conv_backprop_input(self, dout, w, x.shape) if needs[0] else None
-        dw = conv_backprop_filter(self, dout, x, w.shape) if needs[1] else None
-        return dx, dw
+        dw = conv_backprop_filter(self, dout, x, w.shape, cols) if needs[1] else None
+        return dx, dw, None
 
 
 @register
@@ -228,8 +244,7 @@ class Conv2DBackpropInput(_ConvGeometry):
 
     def bprop(self, saved, dx_bar, needs):
         g, w, _ = saved
-        conv = _conv_like(self, Conv2D)
-        dg = apply(conv, (dx_bar, w)) if needs[0] else None
+        dg = _conv_like(self, Conv2D)(dx_bar, w) if needs[0] else None
         dw = conv_backprop_filter(self, g, dx_bar, w.shape) if needs[1] else None
         return dg, dw, None
 
@@ -239,7 +254,7 @@ class Conv2DBackpropFilter(_ConvGeometry):
     """The adjoint of Conv2D w.r.t. its weight: g (N, O, Ho, Wo) and x (N, C, H, W) to w_shape.
     dg = Conv2D(x, dw_bar);  dx = Conv2DBackpropInput(g, dw_bar)."""
 
-    inputs = ("g", "x", "w_shape")
+    inputs = ("g", "x", "w_shape", "cols")
     saves = ("g", "x")
 
     def __init__(self, out_channel, kernel_size, pad_mode="valid", pad=0, pad_list=None, mode=1,
@@ -248,9 +263,11 @@ class Conv2DBackpropFilter(_ConvGeometry):
                          pad_list if pad_list is not None else pad, stride, dilation, group,
                          data_format)
 
-    def forward(self, g, x, w_shape):
+    def forward(self, g, x, w_shape, cols=None):
         o, cg, kh, kw = w_shape
-        cols, ho, wo = self._im2col(x, kh, kw)  # (M, G, C/G*kh*kw)
+        ho, wo = g.shape[2:]
+        if cols is None:
+            cols = self._im2col(x, kh, kw)[0]  # (M, G, C/G*kh*kw)
         n = x.shape[0]
         g2 = np.ascontiguousarray(g.transpose(0, 2, 3, 1)).reshape(n * ho * wo, self.groups,
                                                                    o // self.groups)
@@ -259,9 +276,9 @@ class Conv2DBackpropFilter(_ConvGeometry):
 
     def bprop(self, saved, dw_bar, needs):
         g, x = saved
-        dg = apply(_conv_like(self, Conv2D), (x, dw_bar)) if needs[0] else None
+        dg = _conv_like(self, Conv2D)(x, dw_bar) if needs[0] else None
         dx = conv_backprop_input(self, g, dw_bar, x.shape) if needs[1] else None
-        return dg, dx, None
+        return dg, dx, None, None
 
 
 def _conv_like(prim, cls):
@@ -278,60 +295,8 @@ def conv_backprop_input(prim, g, w, x_shape):
     return apply(_conv_like(prim, Conv2DBackpropInput), (g, w, tuple(x_shape)))
 
 
-def conv_backprop_filter(prim, g, x, w_shape):
-    return apply(_conv_like(prim, Conv2DBackpropFilter), (g, x, tuple(w_shape)))
-
-
-# ---- gather / scatter along an axis (max pooling's gradient pair) -----------------------------------
-
-@register
-class TakeAlongAxis(Primitive):
-    """x's elements at `indices` along `axis` (NumPy's take_along_axis; indices broadcast on the
-    other axes).  dx = ScatterAddAlongAxis(dout, indices, axis, x.shape)."""
-
-    inputs = ("x", "indices", "axis")
-    saves = ("x.shape", "indices", "axis")
-
-    def forward(self, x, indices, axis):
-        return np.take_along_axis(x, np.asarray(indices), axis)
-
-    def bprop(self, saved, dout, needs):
-        shape, indices, axis = saved
-        return scatter_add_along_axis(dout, indices, axis, shape), None, None
-
-
-@register
-class ScatterAddAlongAxis(Primitive):
-    """Zeros of `shape` with g added at `indices` along `axis` (the adjoint of TakeAlongAxis;
-    repeated indices accumulate).  dg = TakeAlongAxis(out_bar, indices, axis)."""
-
-    inputs = ("g", "indices", "axis", "shape")
-    saves = ("indices", "axis")
-
-    def forward(self, g, indices, axis, shape):
-        indices = np.asarray(indices)
-        out = np.zeros(shape, g.dtype)
-        full = np.broadcast_to(indices, g.shape)
-        grids = list(np.ix_(*[np.arange(n) for n in g.shape]))
-        grids[axis] = full
-        np.add.at(out, tuple(grids), g)
-        return out
-
-    def bprop(self, saved, out_bar, needs):
-        indices, axis = saved
-        return apply(_TAKE_ALONG, (out_bar, indices, axis)), None, None, None
-
-
-_TAKE_ALONG = TakeAlongAxis()
-_SCATTER_ALONG = ScatterAddAlongAxis()
-
-
-def take_along_axis(x, indices, axis):
-    return apply(_TAKE_ALONG, (x, indices, axis))
-
-
-def scatter_add_along_axis(g, indices, axis, shape):
-    return apply(_SCATTER_ALONG, (g, indices, axis, tuple(shape)))
+def conv_backprop_filter(prim, g, x, w_shape, cols=None):
+    return apply(_conv_like(prim, Conv2DBackpropFilter), (g, x, tuple(w_shape), cols))
 
 
 # ---- pooling ---------------------------------------------------------------------------------------
@@ -387,43 +352,96 @@ class _PoolGeometry(Primitive):
         return self._pad_for(shape[2], shape[3])
 
 
-@register
-class MaxPoolWithArgmax(_PoolGeometry):
-    """(max over each window, flat index of the max within its (H*W) plane) — padding is -inf.
-    Ties go to the first maximum in the window.  dx = the output gradient scattered to the
-    argmax positions."""
+def _pool_windows(prim, x, fill=0.0):
+    """(N, C, Ho, Wo, kh, kw) view of x padded per `prim`'s geometry, and the padding."""
+    kh, kw, sh, sw, dh, dw, ho, wo = prim._geometry(x)
+    pads = prim._full_pad(x.shape)
+    return _windows(_pad(x, pads, fill), kh, kw, sh, sw, dh, dw, ho, wo), pads
 
-    saves = ("x.shape", "out")
+
+def _tiles(prim, shape):
+    """True when the windows tile the input exactly (stride = kernel, no padding or dilation):
+    pooling is then a reshape, with no window copied or looped over."""
+    (kh, kw), (sh, sw), (dh, dw) = prim.kernel_size, prim.strides, prim.dilation
+    return ((kh, kw) == (sh, sw) and (dh, dw) == (1, 1) and not any(prim._full_pad(shape))
+            and shape[2] % kh == 0 and shape[3] % kw == 0)
+
+
+def _tiled(prim, a):
+    """(N, C, Ho, kh, Wo, kw) view of a tiled (N, C, H, W) array."""
+    (kh, kw), (n, c, h, w) = prim.kernel_size, a.shape
+    return a.reshape(n, c, h // kh, kh, w // kw, kw)
+
+
+def _max_weights(x, out, prim):
+    """Where each window's maximum sits, as weights summing to 1 per window: the gradient of a
+    max pool splits evenly among tied maxima (the library's convention for max). A constant:
+    the mask is piecewise constant in x. Shape (N, C, Ho, Wo, kh, kw) (a view when tiling)."""
+    dt = out.dtype if out.dtype.kind == "f" else np.dtype(np.float32)
+    if _tiles(prim, x.shape):
+        hit = _tiled(prim, x) == out[:, :, :, None, :, None]
+        weights = np.divide(hit, hit.sum(axis=(3, 5), keepdims=True), dtype=dt)
+        return weights.transpose(0, 1, 2, 4, 3, 5)
+    fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+    win, _ = _pool_windows(prim, x, fill)
+    hit = win == out[..., None, None]
+    return np.divide(hit, hit.sum(axis=(4, 5), keepdims=True), dtype=dt)
+
+
+class _MaxPoolBase(_PoolGeometry):
+    def _values(self, x):
+        if _tiles(self, x.shape):
+            return _tiled(self, x).max(axis=(3, 5))
+        fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+        win, _ = _pool_windows(self, x, fill)
+        return win.max(axis=(4, 5))
+
+    def _grad(self, x, out, dvalues):
+        weights = _max_weights(x._data, out._data, self)
+        return window_scatter(self, dvalues, weights, x.shape)
+
+
+@register
+class MaxPool(_MaxPoolBase):
+    """The maximum of each window of NCHW x (padding is -inf).  dx = the output gradient spread
+    over each window's maxima (evenly among ties): WindowScatter(dout, mask / count)."""
+
+    saves = ("x", "out")
 
     def forward(self, x):
-        kh, kw, sh, sw, dh, dw, ho, wo = self._geometry(x)
-        fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
-        pads = self._full_pad(x.shape)
-        xp = _pad(x, pads, fill)
-        win = _windows(xp, kh, kw, sh, sw, dh, dw, ho, wo)
-        n, c = x.shape[:2]
-        flat = win.reshape(n, c, ho, wo, kh * kw)
-        k = np.argmax(flat, axis=-1)
-        values = np.take_along_axis(flat, k[..., None], -1)[..., 0]
-        t, _, l, _ = pads
-        rows = np.arange(ho)[:, None] * sh + (k // kw) * dh - t
-        cols = np.arange(wo)[None, :] * sw + (k % kw) * dw - l
-        index = (rows * x.shape[3] + cols).astype(np.int64)
-        return values, index
+        return self._values(x)
 
     def bprop(self, saved, dout, needs):
-        shape, out = saved
-        dvalues = dout[0]
-        n, c, h, w = shape
-        index = out[1]._data.reshape(n, c, -1)
-        flat = A.reshape(dvalues, (n, c, -1))
-        return (A.reshape(scatter_add_along_axis(flat, index, 2, (n, c, h * w)), shape),)
+        x, out = saved
+        return (self._grad(x, out, dout),)
+
+
+@register
+class MaxPoolWithArgmax(_MaxPoolBase):
+    """(the max of each window, the flat index of the first max within its (H * W) plane), as
+    MindSpore returns them; the value's gradient is MaxPool's."""
+
+    saves = ("x", "out")
+
+    def forward(self, x):
+        values = self._values(x)
+        kh, kw, sh, sw, dh, dw, ho, wo = self._geometry(x)
+        fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+        win, (t, _, l, _) = _pool_windows(self, x, fill)
+        k = (win == values[..., None, None]).reshape(win.shape[:4] + (kh * kw,)).argmax(-1)
+        rows = np.arange(ho)[:, None] * sh + (k // kw) * dh - t
+        cols = np.arange(wo)[None, :] * sw + (k % kw) * dw - l
+        return values, (rows * x.shape[3] + cols).astype(np.int64)
+
+    def bprop(self, saved, dout, needs):
+        x, out = saved
+        return (self._grad(x, out[0], dout[0]),)
 
 
 @register
 class AvgPool(_PoolGeometry):
     """Mean over each window; `count_include_pad` decides whether padded positions count in the
-    divisor (`divisor_override` replaces it).  dx = AvgPoolGrad(dout)."""
+    divisor (`divisor_override` replaces it).  dx = WindowScatter(dout, 1 / divisor)."""
 
     saves = ("x.shape",)
 
@@ -457,38 +475,78 @@ class AvgPool(_PoolGeometry):
         return win.sum(axis=(4, 5))[0, 0]
 
     def forward(self, x):
-        kh, kw, sh, sw, dh, dw, ho, wo = self._geometry(x)
-        win = _windows(_pad(x, self._full_pad(x.shape)), kh, kw, sh, sw, dh, dw, ho, wo)
+        win, _ = _pool_windows(self, x)
         total = win.sum(axis=(4, 5))
         return (total / self.divisor(x.shape)).astype(x.dtype, copy=False)
 
     def bprop(self, saved, dout, needs):
-        return (apply(AvgPoolGrad(self), (dout, saved[0])),)
+        shape = saved[0]
+        weights = (1.0 / self.divisor(shape))[:, :, None, None].astype(dout._data.dtype)
+        return (window_scatter(self, dout, weights, shape),)
 
+
+# ---- the linear pair behind pooling gradients ----------------------------------------------------
 
 @register
-class AvgPoolGrad(Primitive):
-    """The adjoint of AvgPool: each output gradient spread evenly over its window.
-    dg = AvgPool(out_bar)."""
+class WindowScatter(Primitive):
+    """Each output position's g spread over its window with `weights` (N|1, C|1, Ho, Wo, kh, kw),
+    summed into zeros of x_shape: the gradient of max and average pooling.
+    dg = WindowGather(out_bar, weights) (its adjoint)."""
 
-    inputs = ("g", "x_shape")
+    inputs = ("g", "weights", "x_shape")
+    saves = ("weights",)
 
     def __init__(self, pool):
         super().__init__()
         self.pool = pool
 
-    def forward(self, g, x_shape):
+    def forward(self, g, weights, x_shape):
         pool = self.pool
         kh, kw, sh, sw, dh, dw, ho, wo = pool._geometry(np.empty((1, 1) + tuple(x_shape[2:])))
-        share = g / pool.divisor(x_shape)
         n, c, h, w = x_shape
-        t, b, l, r = pool._full_pad(x_shape)
-        xp = np.zeros((n, c, h + t + b, w + l + r), g.dtype)
+        if _tiles(pool, x_shape):  # one broadcast multiply, laid out as x
+            w6 = np.broadcast_to(weights, (n, c, ho, wo, kh, kw)).transpose(0, 1, 2, 4, 3, 5)
+            tiled = g[:, :, :, None, :, None] * w6
+            return np.ascontiguousarray(np.broadcast_to(
+                tiled, (n, c, ho, kh, wo, kw))).reshape(x_shape).astype(g.dtype, copy=False)
+        t, b, l, r = pads = pool._full_pad(x_shape)
+        spread = np.broadcast_to(g[..., None, None] * weights, g.shape + (kh, kw))
+        xp = np.zeros((n, c, h + t + b, w + l + r), spread.dtype)
         for p in range(kh):
             for q in range(kw):
                 xp[:, :, p * dh:p * dh + sh * (ho - 1) + 1:sh,
-                   q * dw:q * dw + sw * (wo - 1) + 1:sw] += share
-        return np.ascontiguousarray(_crop(xp, (t, b, l, r), h, w)).astype(g.dtype, copy=False)
+                   q * dw:q * dw + sw * (wo - 1) + 1:sw] += spread[..., p, q]
+        return np.ascontiguousarray(_crop(xp, pads, h, w)).astype(g.dtype, copy=False)
 
     def bprop(self, saved, out_bar, needs):
-        return apply(self.pool, (out_bar,)), None
+        return apply(WindowGather(self.pool), (out_bar, saved[0])), None, None
+
+
+@register
+class WindowGather(Primitive):
+    """Per output position, the sum over its window of x times `weights`: the adjoint of
+    WindowScatter.  dx = WindowScatter(dout, weights, x.shape)."""
+
+    inputs = ("x", "weights")
+    saves = ("x.shape", "weights")
+
+    def __init__(self, pool):
+        super().__init__()
+        self.pool = pool
+
+    def forward(self, x, weights):
+        if _tiles(self.pool, x.shape):
+            (kh, kw), (n, c, h, w) = self.pool.kernel_size, x.shape
+            w6 = np.broadcast_to(weights, (n, c, h // kh, w // kw, kh, kw)).transpose(
+                0, 1, 2, 4, 3, 5)
+            return np.sum(_tiled(self.pool, x) * w6, axis=(3, 5)).astype(x.dtype, copy=False)
+        win, _ = _pool_windows(self.pool, x)
+        return np.sum(win * weights, axis=(4, 5)).astype(x.dtype, copy=False)
+
+    def bprop(self, saved, dout, needs):
+        shape, weights = saved
+        return window_scatter(self.pool, dout, weights, shape), None
+
+
+def window_scatter(pool, g, weights, x_shape):
+    return apply(WindowScatter(pool), (g, weights, tuple(x_shape)))

@@ -4,6 +4,7 @@ import numpy as np
 from ..._autodiff.tape import apply, call1, call2, wrap
 from ...common.tensor import Tensor
 from ..primitive import Primitive, Unary, register
+from . import array_ops as A
 from . import math_ops as M
 from ._kernels import normalize_axis, quiet
 
@@ -40,7 +41,9 @@ class ReluGrad(Primitive):
     saves = ("y",)
 
     def forward(self, dy, y):
-        return np.where(y > _zero(y.dtype), dy, _zero(dy.dtype))
+        # perf: multiplying by the mask is ~8x faster than np.where on an irregular mask. The
+        # only difference is 0 * inf = nan where an infinite gradient meets a dead unit.
+        return np.multiply(dy, y > _zero(y.dtype), dtype=dy.dtype)
 
     def bprop(self, saved, g, needs):
         return relu_grad(g, saved[0]), None
@@ -228,6 +231,51 @@ class HookBackward(Primitive):
                              f"{len(douts)} inputs")
         return tuple(None if g is None else _hook_gradient(self.name, g, d)
                      for g, d in zip(new, douts))
+
+
+@register
+class Dense(Primitive):
+    """x @ w^T + b over the last axis of x (any leading axes; b may be None), fused: one GEMM
+    with the bias added in place into its fresh output.
+    dx = dout @ w;  dw = dout^T @ x;  db = sum of dout over the leading axes."""
+
+    inputs = ("x", "w", "b")
+    saves = ("x", "w")
+
+    def forward(self, x, w, b):
+        if w.ndim != 2 or x.ndim < 1 or x.shape[-1] != w.shape[1]:
+            raise ValueError(f"For 'Dense', the input's last axis must equal the weight's second "
+                             f"axis, but got shapes {x.shape} and {w.shape}")
+        if b is not None and b.shape != (w.shape[0],):
+            raise ValueError(f"For 'Dense', the bias must have shape ({w.shape[0]},), but got "
+                             f"{b.shape}")
+        out = np.matmul(x, w.T)
+        if b is not None:
+            out += b
+        return out
+
+    def bprop(self, saved, dout, needs):
+        x, w = saved
+        lead = dout.shape[:-1]
+        d2 = A.reshape(dout, (-1, dout.shape[-1])) if len(lead) != 1 else dout
+        dx = dw = db = None
+        if needs[0]:
+            dx = M._mm(M.MatMul, False, False)(d2, w)
+            dx = A.reshape(dx, x.shape) if len(lead) != 1 else dx
+        if needs[1]:
+            x2 = A.reshape(x, (-1, x.shape[-1])) if len(lead) != 1 else x
+            dw = M._mm(M.MatMul, True, False)(d2, x2)
+        if needs[2]:
+            db = M.reduce_sum(d2, 0)
+        return dx, dw, db
+
+
+_DENSE = Dense()
+
+
+def dense(x, w, b=None):
+    """x @ w^T + b (b may be None), one fused primitive."""
+    return apply(_DENSE, (x, w, b))
 
 
 _RELU_GRAD, _SOFTPLUS, _SIGMOID = ReluGrad(), Softplus(), M.Sigmoid()
