@@ -257,7 +257,8 @@ def _draw_bn_grad(data):
 def _fused_matches_reference(prim):
     """The reference composite a fused gradient primitive is differentiated through."""
     def ref(a, *arrays):
-        return tuple(t.asnumpy() for t in prim(a).reference(*(Tensor(v) for v in arrays)))
+        out = prim(a).reference(*(Tensor(v) for v in arrays))
+        return tuple(t.asnumpy() for t in out) if isinstance(out, tuple) else out.asnumpy()
     return ref
 
 
@@ -348,3 +349,46 @@ def _sparse_ce_grad_ref(a, logits, labels, dout):
 spec("SparseSoftmaxCrossEntropyGrad", _draw_sparse_ce_grad,
      lambda a, x, y, d: apply(L.SparseSoftmaxCrossEntropyGrad(), (x, y, d)), _sparse_ce_grad_ref,
      diff=(0, 2))
+
+
+def _draw_gelu(data):
+    (x,), _ = _draw_unary_reals(data)
+    return [x], {"approximate": data.draw(st.sampled_from(["none", "tanh"]))}
+
+
+def _draw_unary_reals(data):
+    return [arr(data, data.draw(S.shapes(0, 3)))], {}
+
+
+def _gelu_ref(a, x):
+    from math import erf
+    if a["approximate"] == "tanh":
+        return 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x ** 3)))
+    return 0.5 * x * (1 + np.vectorize(erf)(x / np.sqrt(2)))
+
+
+spec("GeLU", _draw_gelu, lambda a, x: N.GeLU(a["approximate"])(x), _gelu_ref,
+     rtol=1e-13, atol=1e-15)
+
+
+def _draw_gelu_grad(data):
+    (x,), attrs = _draw_gelu(data)
+    return [x, arr(data, x.shape)], attrs
+
+
+spec("GeLUGrad", _draw_gelu_grad,
+     lambda a, x, dy: apply(N.GeLUGrad(a["approximate"]), (x, dy)),
+     _fused_matches_reference(lambda a: N.GeLUGrad(a["approximate"])), rtol=1e-12, atol=1e-14)
+
+
+def _draw_softmax_grad(data):
+    shape = data.draw(S.shapes(1, 3))
+    y = np.exp(arr(data, shape))
+    axis = data.draw(st.integers(-len(shape), len(shape) - 1))
+    y = y / y.sum(axis=axis, keepdims=True)
+    return [y, arr(data, shape)], {"axis": axis}
+
+
+spec("SoftmaxGrad", _draw_softmax_grad,
+     lambda a, y, dy: apply(N.SoftmaxGrad(a["axis"]), (y, dy)),
+     _fused_matches_reference(lambda a: N.SoftmaxGrad(a["axis"])), rtol=1e-12, atol=1e-14)

@@ -6,7 +6,11 @@ from .conv import *  # noqa: F401,F403
 from .embedding import *  # noqa: F401,F403
 from .normalization import *  # noqa: F401,F403
 from .pooling import *  # noqa: F401,F403
+from .rnns import *  # noqa: F401,F403
+from .transformer import *  # noqa: F401,F403
 from . import activation, basic, container, conv, embedding, normalization, pooling
+from . import rnns, transformer
 
 __all__ = (activation.__all__ + basic.__all__ + container.__all__ + conv.__all__ +
            embedding.__all__ + normalization.__all__ + pooling.__all__)
+__all__ += rnns.__all__ + transformer.__all__

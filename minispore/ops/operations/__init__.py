@@ -225,13 +225,6 @@ class BiasAdd(Primitive):
         return f.add(input_x, f.reshape(bias, tuple(shape)))
 
 
-class GeLU(Primitive):
-    """`GeLU()(x)`: the tanh approximation of GELU (as MindSpore's primitive and `nn.GELU`)."""
-
-    def __call__(self, x):
-        return _functional().gelu(x, approximate="tanh")
-
-
 class ReLU6(Primitive):
     """`ReLU6()(x)`: min(max(x, 0), 6)."""
 

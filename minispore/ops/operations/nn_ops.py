@@ -64,9 +64,42 @@ class Softmax(Primitive):
         return quiet(_softmax, x, axis)
 
     def bprop(self, saved, dout, needs):
-        out = saved[0]
-        axis = self.axis if out.ndim else None
-        return (out * (dout - M.reduce_sum(dout * out, axis, True)),)
+        return (call2(SoftmaxGrad(self.axis), saved[0], dout),)
+
+
+def _softmax_grad_reference(axis):
+    def reference(y, dy):
+        ax = axis if y.ndim else None
+        return y * (dy - M.reduce_sum(dy * y, ax, True))
+    return reference
+
+
+@register
+class SoftmaxGrad(Primitive):
+    """y * (dy - sum(dy * y)) along `axis` (y = softmax(x)), fused in two passes; differentiated
+    again through its reference composite."""
+
+    inputs = ("y", "dy")
+    saves = ("y", "dy")
+
+    def __init__(self, axis=-1):
+        super().__init__()
+        self.axis = axis
+        self.reference = _softmax_grad_reference(axis)
+
+    def forward(self, y, dy):
+        axis = normalize_axis(self.axis, y.ndim, "SoftmaxGrad") if y.ndim else None
+        t = np.multiply(dy, y)
+        if type(t) is not np.ndarray:  # 0-d: NumPy returned a scalar
+            t = np.array(t)
+        s = t.sum(axis=axis, keepdims=True)
+        np.multiply(y, s, out=t)
+        np.subtract(np.multiply(y, dy), t, out=t)
+        return t
+
+    def bprop(self, saved, g, needs):
+        from ..._autodiff.engine import vjp_of
+        return vjp_of(self.reference, saved, g, needs)
 
 
 def _softmax(x, axis):
@@ -231,6 +264,99 @@ class HookBackward(Primitive):
                              f"{len(douts)} inputs")
         return tuple(None if g is None else _hook_gradient(self.name, g, d)
                      for g, d in zip(new, douts))
+
+
+_SQRT_2_OVER_PI = float(np.sqrt(2.0 / np.pi))
+_INV_SQRT_2 = float(1.0 / np.sqrt(2.0))
+_INV_SQRT_2PI = float(1.0 / np.sqrt(2.0 * np.pi))
+
+
+def _gelu_tanh_parts(x):
+    """(t = tanh(inner), inner') for the tanh approximation, inner = sqrt(2/pi)(x + 0.044715x^3)."""
+    x2 = x * x
+    t = np.tanh(_SQRT_2_OVER_PI * x * (1 + 0.044715 * x2))
+    return t, _SQRT_2_OVER_PI * (1 + 3 * 0.044715 * x2)
+
+
+@register
+class GeLU(Unary):
+    """x * Phi(x): with `approximate='tanh'` (the default, as MindSpore's `GeLU()`)
+    0.5 x (1 + tanh(sqrt(2/pi)(x + 0.044715 x^3))), with 'none' the exact
+    0.5 x (1 + erf(x / sqrt 2)).  dx = GeLUGrad(x, dout)."""
+
+    saves = ("x",)
+
+    def __init__(self, approximate="tanh"):
+        super().__init__()
+        if approximate not in ("none", "tanh"):
+            raise ValueError(f"For 'GeLU', 'approximate' must be 'none' or 'tanh', but got "
+                             f"{approximate!r}")
+        self.approximate = approximate
+
+    def forward(self, x):
+        if x.dtype.kind != "f":
+            raise TypeError(f"For 'GeLU', the input must be a floating-point Tensor, got "
+                            f"{x.dtype}")
+        if self.approximate == "tanh":
+            t, _ = _gelu_tanh_parts(x)
+            t += 1
+            t *= x
+            t *= 0.5
+            return t.astype(x.dtype, copy=False)
+        return (0.5 * x * (1 + _erf_kernel(x * _INV_SQRT_2))).astype(x.dtype, copy=False)
+
+    def bprop(self, saved, dout, needs):
+        return (call2(GeLUGrad(self.approximate), saved[0], dout),)
+
+
+def _erf_kernel(x):
+    from ._kernels import erf
+    return erf(x)
+
+
+def _gelu_grad_reference(approximate):
+    def reference(x, dy):
+        if approximate == "tanh":
+            inner = (x + x * x * x * 0.044715) * _SQRT_2_OVER_PI
+            t = M.call1(M.Tanh(), inner)
+            dinner = (x * x * (3 * 0.044715) + 1) * _SQRT_2_OVER_PI
+            return dy * ((t + 1) * 0.5 + x * 0.5 * (1 - t * t) * dinner)
+        cdf = (M.call1(M.Erf(), x * _INV_SQRT_2) + 1) * 0.5
+        pdf = M.exp(x * x * -0.5) * _INV_SQRT_2PI
+        return dy * (cdf + x * pdf)
+    return reference
+
+
+@register
+class GeLUGrad(Primitive):
+    """dy * d/dx gelu(x), fused; differentiated again through its reference composite."""
+
+    inputs = ("x", "dy")
+    saves = ("x", "dy")
+
+    def __init__(self, approximate="tanh"):
+        super().__init__()
+        self.approximate = approximate
+        self.reference = _gelu_grad_reference(approximate)
+
+    def forward(self, x, dy):
+        if self.approximate == "tanh":
+            t, dinner = _gelu_tanh_parts(x)
+            # 0.5 (1 + t) + 0.5 x (1 - t^2) inner'
+            out = 1 - t * t
+            out *= x
+            out *= dinner
+            out += 1 + t
+            out *= 0.5
+        else:
+            cdf = 0.5 * (1 + _erf_kernel(x * _INV_SQRT_2))
+            out = cdf + x * np.exp(-0.5 * x * x) * _INV_SQRT_2PI
+        out *= dy
+        return out.astype(dy.dtype, copy=False)
+
+    def bprop(self, saved, g, needs):
+        from ..._autodiff.engine import vjp_of
+        return vjp_of(self.reference, saved, g, needs)
 
 
 @register
