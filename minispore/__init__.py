@@ -26,3 +26,4 @@ def mutable(input_data, dynamic_len=False):
 
 
 from . import experimental  # noqa: E402,F401  (torch-style optimizers)
+from . import amp  # noqa: E402,F401

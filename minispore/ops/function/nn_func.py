@@ -19,7 +19,9 @@ __all__ = [
     "hardsigmoid", "hardtanh", "softsign", "tanhshrink", "prelu", "glu", "softplus", "softmax",
     "log_softmax", "stop_gradient", "dense", "one_hot", "cosine_similarity",
     "binary_cross_entropy_with_logits", "binary_cross_entropy", "cross_entropy", "nll_loss",
-    "mse_loss", "l1_loss", "huber_loss", "kl_div",
+    "mse_loss", "l1_loss", "huber_loss", "kl_div", "logsigmoid", "smooth_l1_loss",
+    "cosine_embedding_loss", "margin_ranking_loss", "soft_margin_loss", "hinge_embedding_loss",
+    "triplet_margin_loss", "gaussian_nll_loss", "multi_margin_loss", "multilabel_soft_margin_loss",
 ]
 
 _RELU = N.ReLU()
@@ -98,6 +100,9 @@ _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 _INV_SQRT_2 = 1.0 / math.sqrt(2.0)
 
 
+_GELU = {"none": N.GeLU("none"), "tanh": N.GeLU("tanh")}
+
+
 def gelu(input, approximate="none"):
     """x * Phi(x): exact with the error function ('none', the default), or the tanh
     approximation ('tanh', which `nn.GELU` uses by default)."""
@@ -105,13 +110,10 @@ def gelu(input, approximate="none"):
     if x._data.dtype.kind != "f":
         raise TypeError(f"For 'gelu', the input must be a floating-point Tensor, but got "
                         f"{x.dtype}")
-    if approximate == "none":
-        return x * (F.erf(x * _INV_SQRT_2) + 1.0) * 0.5
-    if approximate == "tanh":
-        inner = (x + x * x * x * 0.044715) * _SQRT_2_OVER_PI
-        return x * (F.tanh(inner) + 1.0) * 0.5
-    raise ValueError(f"For 'gelu', 'approximate' must be 'none' or 'tanh', but got "
-                     f"{approximate!r}")
+    if approximate not in ("none", "tanh"):
+        raise ValueError(f"For 'gelu', 'approximate' must be 'none' or 'tanh', but got "
+                         f"{approximate!r}")
+    return call1(_GELU[approximate], x)
 
 
 def mish(x):
@@ -224,7 +226,6 @@ def stop_gradient(value):
 
 # ---- linear --------------------------------------------------------------------------------------
 
-_DENSE_MATMUL = M.MatMul(transpose_b=True)
 
 
 def dense(input, weight, bias=None):
@@ -235,13 +236,11 @@ def dense(input, weight, bias=None):
     if weight.ndim != 2 or input.ndim == 0 or input.shape[-1] != weight.shape[1]:
         raise ValueError(f"For 'dense', 'input' (..., in) and 'weight' (out, in) do not match: "
                          f"shapes {input.shape} and {weight.shape}")
-    if input.ndim == 2:
-        out = _DENSE_MATMUL(input, weight)
-    else:
-        lead = input.shape[:-1]
-        out = A.reshape(_DENSE_MATMUL(A.reshape(input, (-1, input.shape[-1])), weight),
-                        lead + (weight.shape[0],))
-    return out if bias is None else out + bias
+    if input._data.dtype != weight._data.dtype:
+        input, weight = M._matmul_operands("dense", input, weight)
+    if bias is not None and bias._data.dtype != input._data.dtype:
+        return N.dense(input, weight, None) + bias
+    return N.dense(input, weight, bias)
 
 
 def one_hot(indices, depth, on_value=1, off_value=0, axis=-1):
@@ -422,6 +421,12 @@ def _nll(logp, target, weight, ignore_index, reduction, label_smoothing, op):
     return F.sum(loss) / float(w_sample.sum())
 
 
+def _target_times_logp(probs, logp):
+    """probs * logp with 0 where probs is 0, so that -inf (masked) logits give finite values and
+    gradients instead of 0 * -inf = NaN."""
+    return M.select(probs != 0, logp, 0.0) * probs
+
+
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean",
                   label_smoothing=0.0):
     """Cross-entropy of logits `input` (N, C, ...) against class indices (N, ...) or class
@@ -443,7 +448,7 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
     probs = M.cast(target, input._data.dtype)
     if label_smoothing:
         probs = probs * (1 - label_smoothing) + label_smoothing / c
-    terms = logp * probs
+    terms = _target_times_logp(probs, logp)
     if weight is not None:
         terms = terms * A.reshape(_tensor(weight, op, "weight"),
                                   (c,) + (1,) * (input.ndim - class_axis - 1))
@@ -504,3 +509,222 @@ def kl_div(logits, labels, reduction="mean"):
     if reduction == "batchmean":
         return F.sum(loss) / (loss.shape[0] if loss.ndim else 1)
     return _reduce(loss, reduction)
+
+
+def logsigmoid(x):
+    """log(sigmoid(x)) = -softplus(-x): finite values and gradients for any x (-1e4 gives -1e4
+    with gradient 1; MindSpore 2.10 gives -inf and NaN there)."""
+    return -N.softplus(-_float_tensor(x, "logsigmoid", "x"))
+
+
+def smooth_l1_loss(input, target, beta=1.0, reduction="none"):
+    """0.5 * d^2 / beta where |d| < beta, else |d| - 0.5 * beta, with d = input - target
+    (broadcast); beta = 0 is the L1 loss. Note the default reduction 'none' (MindSpore's)."""
+    op = "smooth_l1_loss"
+    input = _float_tensor(input, op)
+    _tensor(target, op, "target")
+    _check_reduction(reduction, op)
+    if isinstance(beta, bool) or not isinstance(beta, (int, float)) or beta < 0:
+        raise ValueError(f"For '{op}', 'beta' must be a non-negative number, but got {beta!r}")
+    _broadcast_shape(input, target, op)
+    d = input - target
+    ad = F.abs(d)
+    if beta == 0:
+        # The quadratic branch would divide by zero; its NaN would leak through select's grad.
+        return _reduce(ad, reduction)
+    return _reduce(M.select(ad < beta, d * d * (0.5 / beta), ad - 0.5 * beta), reduction)
+
+
+def _plus_minus_one(target, op, arg):
+    """The values of a target that may only hold 1 and -1, as a NumPy array."""
+    t = target._data
+    if t.size and not np.isin(t, (1, -1)).all():
+        bad = t[~np.isin(t, (1, -1))].ravel()[0]
+        raise ValueError(f"For '{op}', '{arg}' must hold only 1 and -1, but it holds {bad}")
+    return t
+
+
+_COSINE_EPS = 1e-12  # inside the norms, so that zero vectors give cos = 0, not NaN
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction="mean"):
+    """1 - cos(input1, input2) where target is 1, max(0, cos - margin) where it is -1; the cosine
+    is taken along axis 1 (axis 0 for 1-D inputs) and `target` has the shape that leaves."""
+    op = "cosine_embedding_loss"
+    x1 = _float_tensor(input1, op, "input1")
+    x2 = _float_tensor(input2, op, "input2")
+    _tensor(target, op, "target")
+    _check_reduction(reduction, op)
+    if x1.shape != x2.shape or x1.ndim == 0:
+        raise ValueError(f"For '{op}', 'input1' and 'input2' must have the same shape of rank "
+                         f">= 1, but got {x1.shape} and {x2.shape}")
+    axis = 1 if x1.ndim > 1 else 0
+    reduced = x1.shape[:axis] + x1.shape[axis + 1:]
+    if target.shape != reduced:
+        raise ValueError(f"For '{op}', 'target' must have shape {reduced} (the inputs {x1.shape} "
+                         f"without axis {axis}), but got {target.shape}")
+    positive = wrap(_plus_minus_one(target, op, "target") == 1)
+    dot = M.reduce_sum(x1 * x2, axis)
+    norms = F.sqrt((M.reduce_sum(x1 * x1, axis) + _COSINE_EPS) *
+                   (M.reduce_sum(x2 * x2, axis) + _COSINE_EPS))
+    cos = dot / norms
+    return _reduce(M.select(positive, 1.0 - cos, relu(cos - margin)), reduction)
+
+
+def margin_ranking_loss(input1, input2, target, margin=0.0, reduction="mean"):
+    """max(0, -target * (input1 - input2) + margin), broadcasting; `target` is usually 1 or -1."""
+    op = "margin_ranking_loss"
+    x1 = _float_tensor(input1, op, "input1")
+    x2 = _float_tensor(input2, op, "input2")
+    _tensor(target, op, "target")
+    _check_reduction(reduction, op)
+    _broadcast_shape(x1, x2, op, ("input1", "input2"))
+    _broadcast_shape(x1, target, op, ("input1", "target"))
+    target = M.cast(target, x1._data.dtype)
+    return _reduce(relu(-target * (x1 - x2) + margin), reduction)
+
+
+def soft_margin_loss(input, target, reduction="mean"):
+    """log(1 + exp(-target * input)) (target 1 or -1), stable for any input."""
+    op = "soft_margin_loss"
+    input = _float_tensor(input, op)
+    _tensor(target, op, "target")
+    _check_reduction(reduction, op)
+    _broadcast_shape(input, target, op)
+    return _reduce(N.softplus(-M.cast(target, input._data.dtype) * input), reduction)
+
+
+def hinge_embedding_loss(inputs, targets, margin=1.0, reduction="mean"):
+    """inputs where targets is 1, max(0, margin - inputs) where it is -1 (broadcasting)."""
+    op = "hinge_embedding_loss"
+    x = _float_tensor(inputs, op, "inputs")
+    _tensor(targets, op, "targets")
+    _check_reduction(reduction, op)
+    _broadcast_shape(x, targets, op, ("inputs", "targets"))
+    positive = wrap(_plus_minus_one(targets, op, "targets") == 1)
+    return _reduce(M.select(positive, x, relu(margin - x)), reduction)
+
+
+def _p_distance(x, y, p, eps):
+    """||x - y + eps||_p along the last axis (PyTorch's pairwise_distance)."""
+    d = x - y + eps
+    if p == 1:
+        return M.reduce_sum(F.abs(d), -1)
+    if p == 2:
+        return F.sqrt(M.reduce_sum(d * d, -1))
+    return M.reduce_sum(F.abs(d) ** p, -1) ** (1.0 / p)
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, swap=False,
+                        reduction="mean"):
+    """max(d(anchor, positive) - d(anchor, negative) + margin, 0) with d the p-norm distance
+    ||a - b + eps||_p along the last axis of (N, D) or (D,) inputs; with `swap` the negative
+    distance is min(d(anchor, negative), d(positive, negative))."""
+    op = "triplet_margin_loss"
+    a = _float_tensor(anchor, op, "anchor")
+    pos = _float_tensor(positive, op, "positive")
+    neg = _float_tensor(negative, op, "negative")
+    _check_reduction(reduction, op)
+    if isinstance(p, bool) or not isinstance(p, (int, np.integer)) or p < 1:
+        raise ValueError(f"For '{op}', 'p' must be a positive int, but got {p!r}")
+    for name, t in (("anchor", a), ("positive", pos), ("negative", neg)):
+        if t.ndim not in (1, 2):
+            raise ValueError(f"For '{op}', '{name}' must be (N, D) or (D,), but got shape "
+                             f"{t.shape}")
+    _broadcast_shape(a, pos, op, ("anchor", "positive"))
+    _broadcast_shape(a, neg, op, ("anchor", "negative"))
+    d_pos = _p_distance(a, pos, p, eps)
+    d_neg = _p_distance(a, neg, p, eps)
+    if swap:
+        d_neg = F.minimum(d_neg, _p_distance(pos, neg, p, eps))
+    return _reduce(relu(d_pos - d_neg + margin), reduction)
+
+
+_HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
+
+
+def gaussian_nll_loss(x, target, var, full=False, eps=1e-06, reduction="mean"):
+    """0.5 * (log(max(var, eps)) + (x - target)^2 / max(var, eps)), plus 0.5 * log(2 pi) when
+    `full`. `var` has the shape of `x`, or that shape with size-1 dims, or without the last dim.
+    A negative variance is a ValueError (MindSpore 2.10 clamps it silently)."""
+    op = "gaussian_nll_loss"
+    x = _float_tensor(x, op, "x")
+    _tensor(target, op, "target")
+    var = _float_tensor(var, op, "var")
+    _check_reduction(reduction, op)
+    _broadcast_shape(x, target, op, ("x", "target"))
+    if var.shape == x.shape[:-1] and x.ndim:
+        var = A.expand_dims(var, -1)
+    elif var.ndim != x.ndim or builtins.any(v not in (1, n) for v, n in zip(var.shape, x.shape)):
+        raise ValueError(f"For '{op}', 'var' must have the shape of 'x' {x.shape}, with some "
+                         f"dims of size 1 or without the last dim, but got {var.shape}")
+    if var._data.size and np.nanmin(var._data) < 0:
+        raise ValueError(f"For '{op}', 'var' must be non-negative, but its minimum is "
+                         f"{np.nanmin(var._data)}")
+    v = F.maximum(var, eps)
+    d = x - target
+    loss = (F.log(v) + d * d / v) * 0.5
+    if full:
+        loss = loss + _HALF_LOG_2PI
+    return _reduce(loss, reduction)
+
+
+def _class_targets(target, n, c, op, arg="target"):
+    """Integer class indices of shape (n,) in [0, c), as a NumPy array."""
+    _tensor(target, op, arg)
+    t = target._data
+    if t.dtype.kind not in "iu":
+        raise TypeError(f"For '{op}', '{arg}' must hold integer class indices, but got "
+                        f"{target.dtype}")
+    if t.shape != (n,):
+        raise ValueError(f"For '{op}', '{arg}' must have shape ({n},), but got {t.shape}")
+    bad = (t < 0) | (t >= c)
+    if bad.any():
+        raise IndexError(f"For '{op}', {arg} class {t[bad][0]} is out of range [0, {c})")
+    return t
+
+
+def multi_margin_loss(input, target, p=1, margin=1, weight=None, reduction="mean"):
+    """Multi-class hinge loss of (N, C) scores: for each sample, the sum over classes i != y of
+    weight[y] * max(0, margin - input[y] + input[i])^p, divided by C (p is 1 or 2)."""
+    op = "multi_margin_loss"
+    x = _float_tensor(input, op)
+    _check_reduction(reduction, op)
+    if p not in (1, 2) or isinstance(p, bool):
+        raise ValueError(f"For '{op}', 'p' must be 1 or 2, but got {p!r}")
+    if x.ndim != 2:
+        raise ValueError(f"For '{op}', 'input' must be (N, C), but got shape {x.shape}")
+    n, c = x.shape
+    t = _class_targets(target, n, c, op)
+    rows = np.arange(n)
+    x_true = A.reshape(A.getitem(x, (rows, t)), (n, 1))
+    hinge = relu(x - x_true + margin)
+    if p == 2:
+        hinge = hinge * hinge
+    if weight is not None:
+        w = _float_tensor(weight, op, "weight")
+        if w.shape != (c,):
+            raise ValueError(f"For '{op}', 'weight' must have shape ({c},), but got {w.shape}")
+        hinge = hinge * A.reshape(A.getitem(M.cast(w, x._data.dtype), t), (n, 1))
+    others = np.ones((n, c), x._data.dtype)
+    others[rows, t] = 0
+    return _reduce(M.reduce_sum(hinge * wrap(others), 1) / c, reduction)
+
+
+def multilabel_soft_margin_loss(input, target, weight=None, reduction="mean"):
+    """-(target * logsigmoid(input) + (1 - target) * logsigmoid(-input)) * weight, averaged over
+    the classes (the last axis of (N, C)), then reduced over the samples."""
+    op = "multilabel_soft_margin_loss"
+    x = _float_tensor(input, op)
+    _tensor(target, op, "target")
+    _check_reduction(reduction, op)
+    if x.ndim != 2 or target.shape != x.shape:
+        raise ValueError(f"For '{op}', 'input' must be (N, C) and 'target' of the same shape, "
+                         f"but got {x.shape} and {target.shape}")
+    y = M.cast(target, x._data.dtype)
+    loss = -(y * logsigmoid(x) + (1.0 - y) * logsigmoid(-x))
+    if weight is not None:
+        w = _float_tensor(weight, op, "weight")
+        _broadcast_shape(x, w, op, ("input", "weight"))
+        loss = loss * w
+    return _reduce(M.reduce_mean(loss, -1), reduction)

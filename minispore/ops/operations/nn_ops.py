@@ -142,29 +142,46 @@ def _softplus_neg(x):
 @register
 class BCEWithLogits(Primitive):
     """Elementwise binary cross-entropy on logits x, labels y, `weight` w, `pos_weight` p:
-    w * ((1 - y) * x + (1 + (p - 1) * y) * softplus(-x)), finite for any x.
-    dx = w * ((1 - y) - (1 + (p - 1) y) * sigmoid(-x));  dy = w * (-x + (p - 1) * softplus(-x));
-    dw = loss / w;  dp = w * y * softplus(-x)."""
+    w * (p * y * softplus(-x) + (1 - y) * softplus(x)), a term with a zero coefficient counting 0
+    even where its softplus is infinite (so x = -inf with y = 0 gives 0, not nan).
+    dx = w * ((1 - y) - (1 + (p - 1) y) * sigmoid(-x));  dy = w * (p * softplus(-x) - softplus(x));
+    dw = the unweighted loss;  dp = w * y * softplus(-x)."""
 
     inputs = ("x", "y", "weight", "pos_weight")
     saves = ("x", "y", "weight", "pos_weight")
     broadcasts = True
 
     def forward(self, x, y, weight, pos_weight):
-        sp = _softplus_neg(x)
-        coef = 1 + (pos_weight - 1) * y
-        return ((1 - y) * x + coef * sp) * weight
+        return quiet(_bce_terms, x, y, pos_weight) * weight
 
     def bprop(self, saved, dout, needs):
         x, y, w, p = saved
-        coef = (p - 1) * y + 1
-        sig_neg = call1(_SIGMOID, -x)
-        dx = dout * w * ((1 - y) - coef * sig_neg) if needs[0] else None
-        sp = softplus(-x) if (needs[1] or needs[2] or needs[3]) else None
-        dy = dout * w * ((p - 1) * sp - x) if needs[1] else None
-        dw = dout * ((1 - y) * x + coef * sp) if needs[2] else None
-        dp = dout * w * y * sp if needs[3] else None
+        dx = dy = dw = dp = None
+        if needs[0]:
+            dx = dout * w * ((1 - y) - ((p - 1) * y + 1) * call1(_SIGMOID, -x))
+        if needs[1]:
+            dy = dout * w * (p * softplus(-x) - softplus(x))
+        if needs[2]:
+            dw = dout * (_masked_product(p * y, softplus(-x)) + _masked_product(1 - y, softplus(x)))
+        if needs[3]:
+            dp = dout * w * _masked_product(y, softplus(-x))
         return dx, dy, dw, dp
+
+
+def _bce_terms(x, y, pos_weight):
+    pos, neg = pos_weight * y, 1 - y
+    return (np.where(pos != 0, pos * _softplus_neg(x), 0)
+            + np.where(neg != 0, neg * _softplus_neg(-x), 0))
+
+
+def _masked_product(coef, value):
+    """coef * value, but 0 where coef is 0 and value is infinite (elsewhere the product, so that
+    its gradient in coef stays value even at coef = 0)."""
+    product = coef * value
+    keep = np.isfinite(product._data) | (coef._data != 0)
+    if keep.all():
+        return product
+    return M.select(wrap(keep), product, A.zeros_like(product))
 
 
 @register

@@ -1,0 +1,169 @@
+"""W5: peak extra memory (RSS) of one training step of an MLP 2048 -> 8 x 2048 -> 10 (ReLU),
+batch 1024, SGD, each contender in a fresh process.
+
+"Extra" is the peak RSS during the step minus the RSS just before it (model, data and optimizer
+state already allocated): the kernel's peak mark is reset (/proc/self/clear_refs) right before the
+step. The NumPy floor keeps every activation the backward pass needs, frees each one once used,
+collects every gradient and then updates (the structure any framework with value_and_grad + an
+optimizer has). PyTorch CPU is measured too when installed.
+
+Run: python benchmarks/memory_train_step.py
+"""
+import os
+import subprocess
+import sys
+
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+WIDTH, DEPTH, BATCH, CLASSES, LR = 2048, 8, 1024, 10, 0.01
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def rss_kib(field="VmRSS"):
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    raise RuntimeError(f"{field} not in /proc/self/status")
+
+
+def reset_peak():
+    with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")
+
+
+def measure(step):
+    """The first step in this process: no allocator has memory cached from an earlier one."""
+    import gc
+    gc.collect()
+    before = rss_kib()
+    reset_peak()
+    step()
+    return (rss_kib("VmHWM") - before) / 1024
+
+
+def make_data():
+    import numpy as np
+    rng = np.random.default_rng(0)
+    sizes = [WIDTH] * (DEPTH + 1) + [CLASSES]
+    weights = [(rng.standard_normal((o, i)).astype(np.float32) * (1 / np.sqrt(i)),
+                np.zeros(o, np.float32)) for i, o in zip(sizes, sizes[1:])]
+    x = rng.standard_normal((BATCH, WIDTH)).astype(np.float32)
+    y = rng.integers(0, CLASSES, BATCH)
+    return weights, x, y
+
+
+def numpy_step():
+    import numpy as np
+    weights, x, y = make_data()
+
+    def step():
+        acts, h = [x], x
+        for k, (w, b) in enumerate(weights):
+            z = h @ w.T
+            z += b
+            if k < len(weights) - 1:
+                np.maximum(z, 0, out=z)
+            acts.append(z)
+            h = z
+        logits = acts.pop()
+        g = np.exp(logits - logits.max(1, keepdims=True))
+        g /= g.sum(1, keepdims=True)
+        g[np.arange(BATCH), y] -= 1
+        g /= BATCH
+        del logits
+        grads = []
+        for k in range(len(weights) - 1, -1, -1):
+            a = acts.pop()
+            grads.append((g.T @ a, g.sum(0)))
+            if k > 0:
+                g = g @ weights[k][0]
+                g *= a > 0
+            del a
+        for (w, b), (gw, gb) in zip(weights, reversed(grads)):
+            w -= LR * gw
+            b -= LR * gb
+    return step
+
+
+def minispore_step():
+    sys.path.insert(0, os.path.join(HERE, ".."))
+    import minispore as ms
+    from minispore import Tensor, nn
+    weights, x, y = make_data()
+    layers = []
+    for k, (w, b) in enumerate(weights):
+        dense = nn.Dense(w.shape[1], w.shape[0])
+        dense.weight.set_data(Tensor(w))
+        dense.bias.set_data(Tensor(b))
+        layers.append(dense)
+        if k < len(weights) - 1:
+            layers.append(nn.ReLU())
+    net = nn.SequentialCell(layers)
+    loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    opt = nn.SGD(net.trainable_params(), learning_rate=LR)
+    grad_fn = ms.value_and_grad(lambda a, b: loss_fn(net(a), b), None, opt.parameters)
+    xs, ys = Tensor(x), Tensor(y.astype("int32"))
+
+    def step():
+        loss, grads = grad_fn(xs, ys)
+        opt(grads)
+    return step
+
+
+def torch_step():
+    import torch
+    torch.set_num_threads(1)
+    weights, x, y = make_data()
+    layers = []
+    for k, (w, b) in enumerate(weights):
+        lin = torch.nn.Linear(w.shape[1], w.shape[0])
+        with torch.no_grad():
+            lin.weight.copy_(torch.from_numpy(w))
+            lin.bias.copy_(torch.from_numpy(b))
+        layers.append(lin)
+        if k < len(weights) - 1:
+            layers.append(torch.nn.ReLU())
+    net = torch.nn.Sequential(*layers)
+    opt = torch.optim.SGD(net.parameters(), lr=LR)
+    xt, yt = torch.from_numpy(x), torch.from_numpy(y)
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        torch.nn.functional.cross_entropy(net(xt), yt).backward()
+        opt.step()
+    return step
+
+
+CONTENDERS = {"numpy (floor)": numpy_step, "minispore": minispore_step, "pytorch eager": torch_step}
+
+
+def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--child":
+        print(f"{measure(CONTENDERS[sys.argv[2]]()):.1f}")
+        return
+    try:
+        import torch  # noqa: F401
+        names = list(CONTENDERS)
+    except ImportError:
+        names = list(CONTENDERS)[:2]
+    # A fixed mmap threshold: every large block is its own mapping, returned to the system when
+    # freed, so RSS follows live memory instead of glibc's heap history (the default threshold
+    # grows after the first large free and keeps freed blocks resident).
+    env = dict(os.environ, MALLOC_MMAP_THRESHOLD_="131072")
+    results = {}
+    for name in names:
+        out = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", name],
+                             capture_output=True, text=True, check=True, env=env)
+        results[name] = float(out.stdout.strip().splitlines()[-1])
+    floor = results["numpy (floor)"]
+    print(f"W5: peak extra RSS of one train step, MLP {WIDTH} -> {DEPTH} x {WIDTH} -> {CLASSES}, "
+          f"batch {BATCH} (fresh process each)")
+    print(f"{'':18s} {'MiB':>8s} {'x numpy':>8s}")
+    for name, mib in results.items():
+        print(f"{name:18s} {mib:8.1f} {mib / floor:8.2f}")
+
+
+if __name__ == "__main__":
+    main()

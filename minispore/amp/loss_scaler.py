@@ -1,0 +1,177 @@
+"""Loss scalers for the functional training loop: scale the loss, unscale the gradients, check
+them with `all_finite` and `adjust` the scale."""
+from abc import ABC, abstractmethod
+
+import numpy as np
+
+from ..common import dtype as mstype
+from ..common.parameter import Parameter
+from ..common.tensor import Tensor
+
+__all__ = ["LossScaler", "StaticLossScaler", "DynamicLossScaler", "all_finite"]
+
+
+def _tensors(inputs):
+    if isinstance(inputs, Tensor):
+        yield inputs
+    elif isinstance(inputs, (tuple, list)):
+        for x in inputs:
+            yield from _tensors(x)
+    else:
+        raise TypeError(f"For 'all_finite', 'inputs' must be a Tensor or a tuple/list of "
+                        f"Tensors, but it holds a {type(inputs).__name__}")
+
+
+def all_finite(inputs):
+    """A 0-d bool Tensor: True when no Tensor in `inputs` (a tuple or list, possibly nested, or a
+    single Tensor) holds an inf or a NaN."""
+    for x in _tensors(inputs):
+        a = x._data
+        if a.dtype.kind in "fc" and not np.isfinite(a).all():
+            return Tensor(False)
+    return Tensor(True)
+
+
+def _map(inputs, fn, op):
+    """fn applied to every Tensor of `inputs`, keeping the tuple/list structure."""
+    if isinstance(inputs, Tensor):
+        return fn(inputs)
+    if isinstance(inputs, (tuple, list)):
+        return type(inputs)(_map(x, fn, op) for x in inputs)
+    raise TypeError(f"For '{op}', 'inputs' must be a Tensor or a tuple/list of Tensors, but it "
+                    f"holds a {type(inputs).__name__}")
+
+
+def _check_scale_value(owner, scale_value):
+    if isinstance(scale_value, bool) or not isinstance(scale_value, (int, float)):
+        raise TypeError(f"For '{owner}', 'scale_value' must be a float or an int, but got "
+                        f"{type(scale_value).__name__}")
+    if scale_value < 1.0:
+        raise ValueError(f"For '{owner}', 'scale_value' must be >= 1, but got {scale_value}")
+    return Parameter(Tensor(float(scale_value), mstype.float32), name="scale_value")
+
+
+def _check_positive_int(owner, name, value):
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"For '{owner}', '{name}' must be an int, but got "
+                        f"{type(value).__name__}")
+    if value <= 0:
+        raise ValueError(f"For '{owner}', '{name}' must be positive, but got {value}")
+    return value
+
+
+def _flag(grads_finite):
+    return bool(grads_finite._data) if isinstance(grads_finite, Tensor) else bool(grads_finite)
+
+
+class LossScaler(ABC):
+    """Interface of the loss scalers: `scale` the loss, `unscale` the gradients, `adjust` the
+    scale from whether the gradients were finite."""
+
+    @abstractmethod
+    def scale(self, inputs):
+        """`inputs` multiplied by the scale."""
+
+    @abstractmethod
+    def unscale(self, inputs):
+        """`inputs` divided by the scale."""
+
+    @abstractmethod
+    def adjust(self, grads_finite):
+        """Update the scale from a 0-d bool Tensor telling whether the gradients were finite."""
+
+    def _scale(self, inputs):
+        return _map(inputs, lambda x: x * _constant(self.scale_value._data, x), "scale")
+
+    def _unscale(self, inputs):
+        reciprocal = np.float32(1.0) / self.scale_value._data
+        return _map(inputs, lambda x: x * _constant(reciprocal, x), "unscale")
+
+
+def _constant(value, like):
+    """`value` as a 0-d Tensor of `like`'s dtype; a scale beyond float16's range becomes inf
+    (the overflow loss scaling exists to detect), without a NumPy warning."""
+    with np.errstate(over="ignore"):
+        return Tensor(np.asarray(value).astype(like._data.dtype))
+
+
+class StaticLossScaler(LossScaler):
+    """A constant loss scale.
+
+    Args:
+        scale_value (Union[float, int]): the scale, >= 1 (kept in the Parameter
+            `scale_value`).
+    """
+
+    def __init__(self, scale_value):
+        self.scale_value = _check_scale_value("StaticLossScaler", scale_value)
+
+    def scale(self, inputs):
+        """`inputs` (a Tensor or a tuple/list of them) times the scale, in their dtypes."""
+        return self._scale(inputs)
+
+    def unscale(self, inputs):
+        """`inputs` times the reciprocal of the scale, in their dtypes."""
+        return self._unscale(inputs)
+
+    def adjust(self, grads_finite):
+        """The scale is fixed: returns False."""
+        return False
+
+
+class DynamicLossScaler(LossScaler):
+    """A loss scale that adapts: when the gradients are not finite it is divided by
+    `scale_factor` at once (not below 1) and the count of good steps restarts; after
+    `scale_window` consecutive finite steps it is multiplied by `scale_factor` (unless that
+    would overflow float32).
+
+    Args:
+        scale_value (Union[float, int]): the initial scale, >= 1 (kept in the Parameter
+            `scale_value`).
+        scale_factor (int): factor of increase and decrease, > 0.
+        scale_window (int): finite steps before an increase, > 0.
+
+    Example:
+        >>> loss_scaler = amp.DynamicLossScaler(2 ** 16, 2, 1000)
+        >>> def forward(x, y):
+        ...     return loss_scaler.scale(loss_fn(net(x), y))
+        >>> loss, grads = ms.value_and_grad(forward, None, optimizer.parameters)(x, y)
+        >>> loss, grads = loss_scaler.unscale(loss), loss_scaler.unscale(grads)
+        >>> is_finite = amp.all_finite(grads)
+        >>> if is_finite:
+        ...     optimizer(grads)
+        >>> loss_scaler.adjust(is_finite)
+    """
+
+    def __init__(self, scale_value, scale_factor, scale_window):
+        owner = "DynamicLossScaler"
+        self.scale_value = _check_scale_value(owner, scale_value)
+        self.scale_window = _check_positive_int(owner, "scale_window", scale_window)
+        self.scale_factor = _check_positive_int(owner, "scale_factor", scale_factor)
+        self.counter = Parameter(Tensor(0, mstype.int32), name="counter")
+
+    def scale(self, inputs):
+        """`inputs` (a Tensor or a tuple/list of them) times the scale, in their dtypes."""
+        return self._scale(inputs)
+
+    def unscale(self, inputs):
+        """`inputs` times the reciprocal of the scale, in their dtypes."""
+        return self._unscale(inputs)
+
+    def adjust(self, grads_finite):
+        """Update the scale and the counter of finite steps from `grads_finite` (a 0-d bool
+        Tensor or a bool); returns True."""
+        finite = _flag(grads_finite)
+        scale = np.float32(self.scale_value._data)
+        counter = int(self.counter._data)
+        if not finite:
+            scale = max(np.float32(1.0), scale / np.float32(self.scale_factor))
+        elif counter == self.scale_window - 1:
+            with np.errstate(over="ignore"):
+                grown = scale * np.float32(self.scale_factor)
+            if np.isfinite(grown):
+                scale = grown
+        self.scale_value.assign_value(Tensor(np.float32(scale)))
+        self.counter.assign_value(Tensor((counter + 1) % self.scale_window * finite,
+                                         mstype.int32))
+        return True

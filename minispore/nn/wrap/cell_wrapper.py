@@ -1,0 +1,250 @@
+"""Cells that wrap a network for training and evaluation: WithLossCell, WithEvalCell,
+WithGradCell, ForwardValueAndGrad, TrainOneStepCell, DistributedGradReducer."""
+import numbers
+
+import numpy as np
+
+from ..._autodiff.engine import value_and_grad
+from ...common import dtype as mstype
+from ...common.parameter import ParameterTuple
+from ...common.tensor import Tensor
+from ...ops.composite import GradOperation
+from ...ops.operations import math_ops as M
+from ..cell import Cell
+
+__all__ = ["WithLossCell", "WithEvalCell", "WithGradCell", "ForwardValueAndGrad",
+           "TrainOneStepCell", "DistributedGradReducer"]
+
+
+def _check_cell(owner, name, value):
+    if not isinstance(value, Cell):
+        raise TypeError(f"For '{owner}', '{name}' must be a Cell, but got {type(value).__name__}")
+    return value
+
+
+class WithLossCell(Cell):
+    """`construct(data, label) = loss_fn(backbone(data), label)`.
+
+    Args:
+        backbone (Cell): the network.
+        loss_fn (Cell): the loss, called as `loss_fn(output, label)`.
+    """
+
+    def __init__(self, backbone, loss_fn):
+        super().__init__(auto_prefix=False)
+        self._backbone = _check_cell("WithLossCell", "backbone", backbone)
+        self._loss_fn = loss_fn
+
+    def construct(self, data, label):
+        return self._loss_fn(self._backbone(data), label)
+
+    @property
+    def backbone_network(self):
+        """The wrapped network."""
+        return self._backbone
+
+
+class WithEvalCell(Cell):
+    """Evaluation wrapper: `construct(data, label)` returns `(loss, outputs, label)`.
+
+    Args:
+        network (Cell): the network.
+        loss_fn (Cell): the loss, called as `loss_fn(outputs, label)`.
+        add_cast_fp32 (bool): cast the outputs (and a floating-point label) to float32 before
+            the loss. Default: False.
+    """
+
+    def __init__(self, network, loss_fn, add_cast_fp32=False):
+        super().__init__(auto_prefix=False)
+        if not isinstance(add_cast_fp32, bool):
+            raise TypeError(f"For 'WithEvalCell', 'add_cast_fp32' must be a bool, but got "
+                            f"{type(add_cast_fp32).__name__}")
+        self._network = _check_cell("WithEvalCell", "network", network)
+        self._loss_fn = loss_fn
+        self.add_cast_fp32 = add_cast_fp32
+
+    def construct(self, data, label):
+        outputs = self._network(data)
+        if self.add_cast_fp32:
+            if isinstance(label, Tensor) and label._data.dtype.kind == "f":
+                label = M.cast(label, mstype.float32)
+            outputs = M.cast(outputs, mstype.float32)
+        loss = self._loss_fn(outputs, label)
+        return loss, outputs, label
+
+
+class WithGradCell(Cell):
+    """Returns the gradients of the loss w.r.t. the network's trainable parameters (a tuple in
+    their order).
+
+    Args:
+        network (Cell): the network, or the network with its loss when `loss_fn` is None.
+        loss_fn (Cell): the loss; the cell then differentiates `loss_fn(network(data), label)`.
+        sens (Tensor): the output sensitivity (the loss's shape); None means ones.
+    """
+
+    def __init__(self, network, loss_fn=None, sens=None):
+        super().__init__(auto_prefix=False)
+        self.network = _check_cell("WithGradCell", "network", network)
+        self.loss_fn = loss_fn
+        self.weights = ParameterTuple(network.trainable_params())
+        self.sens = sens
+        self.network_with_loss = network if loss_fn is None else WithLossCell(network, loss_fn)
+        self.network_with_loss.set_train()
+        self._grad_fn = GradOperation(get_by_list=True, sens_param=sens is not None)(
+            self.network_with_loss, self.weights)
+
+    def construct(self, *inputs):
+        if self.sens is None:
+            return self._grad_fn(*inputs)
+        return self._grad_fn(*inputs, self.sens)
+
+
+class ForwardValueAndGrad(Cell):
+    """Returns `(network(*inputs), gradients)`, the gradients selected as in `GradOperation`.
+
+    Args:
+        network (Union[Cell, function]): the function to differentiate.
+        weights (ParameterTuple): the parameters, with `get_by_list=True`. Default: None.
+        get_all (bool): gradients w.r.t. every input. Default: False.
+        get_by_list (bool): gradients w.r.t. `weights`. Default: False.
+        sens_param (bool): the last input is the output sensitivity. Default: False.
+    """
+
+    def __init__(self, network, weights=None, get_all=False, get_by_list=False,
+                 sens_param=False):
+        super().__init__(auto_prefix=False)
+        owner = "ForwardValueAndGrad"
+        if not callable(network):
+            raise TypeError(f"For '{owner}', 'network' must be a Cell or a function, but got "
+                            f"{type(network).__name__}")
+        if get_by_list and not isinstance(weights, (ParameterTuple, tuple, list)):
+            raise TypeError(f"For '{owner}', 'weights' must be a sequence of Parameters when "
+                            f"get_by_list is True, but got {type(weights).__name__}")
+        self.network = network
+        self.weights = weights
+        self.get_all, self.get_by_list, self.sens_param = get_all, get_by_list, sens_param
+        self._grad = GradOperation(get_all=get_all, get_by_list=get_by_list,
+                                   sens_param=sens_param)
+
+    def construct(self, *inputs):
+        # The value comes from the same forward run as the gradients (MindSpore runs it twice).
+        values = []
+
+        def recorded(*args):
+            out = self.network(*args)
+            values.append(out)
+            return out
+
+        fn = self._grad(recorded, self.weights) if self.get_by_list else self._grad(recorded)
+        grads = fn(*inputs)
+        return values[0], grads
+
+
+def _check_optimizer(owner, optimizer):
+    if not isinstance(optimizer, Cell) or not hasattr(optimizer, "parameters"):
+        raise TypeError(f"For '{owner}', 'optimizer' must be an optimizer Cell (with "
+                        f"'parameters'), but got {type(optimizer).__name__}")
+    return optimizer
+
+
+class TrainOneStepCell(Cell):
+    """One training step per call: forward, gradients w.r.t. `optimizer.parameters`, update.
+
+    Returns the loss computed *before* the update (with `return_grad=True`, the pair
+    `(loss, {parameter name: gradient})`).
+
+    Args:
+        network (Cell): the network with its loss; a single output.
+        optimizer (Cell): the optimizer; its `parameters` are differentiated.
+        sens (numbers.Number): the output sensitivity, filled to the loss's shape: the gradients
+            are those of `sens * loss`. Default: None (1.0).
+        return_grad (bool): also return the gradients by parameter name. Default: False.
+
+    Raises:
+        TypeError: `sens` not a number, `optimizer` not an optimizer.
+        ValueError: `sens` is 0.
+    """
+
+    def __init__(self, network, optimizer, sens=None, return_grad=False):
+        super().__init__(auto_prefix=False)
+        owner = type(self).__name__
+        self.network = _check_cell(owner, "network", network)
+        self.network.set_grad()
+        self.optimizer = _check_optimizer(owner, optimizer)
+        self.weights = optimizer.parameters
+        if sens is not None and (isinstance(sens, bool) or
+                                 not isinstance(sens, numbers.Number)):
+            raise TypeError(f"For '{owner}', 'sens' must be a number, but got "
+                            f"{type(sens).__name__}")
+        if sens == 0:
+            raise ValueError(f"For '{owner}', 'sens' can not be 0")
+        self.sense_flag = sens is not None
+        self.sens = 1.0 if sens is None else sens
+        self.return_grad = return_grad
+        self.weights_name = [p.name for p in self.weights]
+        self.grad_reducer = DistributedGradReducer(self.weights)
+        self._plain_grad = value_and_grad(self.network, None, self.weights)
+        self._scaled_grad = value_and_grad(self._scaled_forward, None, self.weights,
+                                           has_aux=True)
+
+    def _scaled_forward(self, sens, *inputs):
+        """(loss * sens, loss): backward then starts from `sens` (cast to the loss's dtype), as
+        a sensitivity filled to the loss's shape would."""
+        loss = self.network(*inputs)
+        if not isinstance(loss, Tensor):
+            raise TypeError(f"For '{type(self).__name__}', the network must return one Tensor "
+                            f"(the loss) when a sensitivity is used, but got "
+                            f"{type(loss).__name__}")
+        with np.errstate(over="ignore"):  # a scale beyond float16's range is meant to be inf
+            sens = Tensor(sens._data.astype(loss._data.dtype))
+        return loss * sens, loss
+
+    def _forward_and_grads(self, inputs, sens):
+        """The loss and the gradients of `sens * loss` (`sens` None: of the loss itself)."""
+        if sens is None:
+            return self._plain_grad(*inputs)
+        sens = sens if isinstance(sens, Tensor) else Tensor(float(sens))
+        (_, loss), grads = self._scaled_grad(sens, *inputs)
+        return loss, grads
+
+    def construct(self, *inputs):
+        loss, grads = self._forward_and_grads(inputs, self.sens if self.sense_flag else None)
+        grads = self.grad_reducer(grads)
+        self.optimizer(grads)
+        if self.return_grad:
+            return loss, dict(zip(self.weights_name, grads))
+        return loss
+
+
+class DistributedGradReducer(Cell):
+    """Gradient all-reduce for data parallelism. In a single process the sum over devices is the
+    gradient itself, so the reducer returns the gradients (divided by `degree` when `mean`).
+
+    Args:
+        parameters (list): the parameters whose gradients are reduced.
+        mean (bool): average over devices. Default: None (False, the single-process context).
+        degree (int): number of devices. Default: None (1).
+        fusion_type (int): fusion group of the all-reduce (unused here). Default: 1.
+        group (str): communication group (unused here). Default: 'hccl_world_group'.
+    """
+
+    def __init__(self, parameters, mean=None, degree=None, fusion_type=1,
+                 group="hccl_world_group"):
+        super().__init__(auto_prefix=False)
+        owner = type(self).__name__
+        if degree is None:
+            degree = 1
+        if isinstance(degree, bool) or not isinstance(degree, int) or degree <= 0:
+            raise ValueError(f"For '{owner}', 'degree' must be a positive int, but got "
+                             f"{degree!r}")
+        self.mean = bool(mean) if mean is not None else False
+        self.degree = degree
+        self.fusion_type = fusion_type
+        self.group = group
+        self._n_params = len(parameters)
+
+    def construct(self, grads):
+        if not self.mean or self.degree == 1:
+            return grads
+        return tuple(g / self.degree for g in grads)
