@@ -76,6 +76,33 @@ class Primitive:
 PrimitiveWithInfer = PrimitiveWithCheck = Primitive
 
 
+def shared(cls, *args, **kwargs):
+    """`cls(*args, **kwargs)`, made once per configuration and reused: layers call this on every
+    forward, and configuring a primitive (argument checks, geometry) costs as much as running a
+    small one. Only for primitives whose instances hold no per-call state. The key holds each
+    argument's type, so that `True` never finds the primitive made for `1`."""
+    try:
+        key = (cls, _typed(args), _typed(tuple(sorted(kwargs.items()))))
+        prim = _SHARED.get(key)
+    except TypeError:  # an unhashable argument: no caching
+        return cls(*args, **kwargs)
+    if prim is None:
+        prim = cls(*args, **kwargs)
+        if len(_SHARED) >= 1024:
+            _SHARED.clear()
+        _SHARED[key] = prim
+    return prim
+
+
+_SHARED = {}
+
+
+def _typed(v):
+    if isinstance(v, (tuple, list)):
+        return type(v), tuple(_typed(e) for e in v)
+    return type(v), v
+
+
 def prim_attr_register(fn):
     """Decorator for a user primitive's `__init__`, as in MindSpore: every argument of the call
     (defaults included) becomes an attribute, and so part of `attrs`, before the body runs."""

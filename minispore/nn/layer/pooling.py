@@ -3,6 +3,7 @@ from ..._autodiff.tape import apply
 from ...ops.function import layer_func as LF
 from ...ops.operations import array_ops as A
 from ...ops.operations import conv_ops as C
+from ...ops.primitive import shared
 from ..cell import Cell
 
 __all__ = ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d",
@@ -89,11 +90,11 @@ class MaxPool2d(_Pool2d):
         (t, b, l, r), (eb, er) = self._pads(x)
         pad = (t, b + eb, l, r + er)
         if not self.return_indices:
-            values = apply(C.MaxPool(self.kernel_size, self.stride, pad=pad,
-                                     dilation=self.dilation), (x,))
+            values = apply(shared(C.MaxPool, self.kernel_size, self.stride, pad=pad,
+                                  dilation=self.dilation), (x,))
             return A.reshape(values, values.shape[1:]) if unbatched else values
-        values, idx = apply(C.MaxPoolWithArgmax(self.kernel_size, self.stride, pad=pad,
-                                                dilation=self.dilation), (x,))
+        values, idx = apply(shared(C.MaxPoolWithArgmax, self.kernel_size, self.stride,
+                                   pad=pad, dilation=self.dilation), (x,))
         if unbatched:
             values, idx = A.reshape(values, values.shape[1:]), A.reshape(idx, idx.shape[1:])
         return values, idx
@@ -114,8 +115,9 @@ class AvgPool2d(_Pool2d):
         x, unbatched = _batched(x, "AvgPool2d")
         pad, extra = self._pads(x)
         include = self.count_include_pad and self.pad_mode == "PAD"
-        prim = C.AvgPool(self.kernel_size, self.stride, pad=pad, count_include_pad=include,
-                         divisor_override=self.divisor_override, ceil_extra=extra)
+        prim = shared(C.AvgPool, self.kernel_size, self.stride, pad=pad,
+                      count_include_pad=include, divisor_override=self.divisor_override,
+                      ceil_extra=extra)
         out = apply(prim, (x,))
         return A.reshape(out, out.shape[1:]) if unbatched else out
 

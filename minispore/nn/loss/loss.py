@@ -7,6 +7,7 @@ from ...ops import operations as P
 from ...ops.function import math_func as F
 from ...ops.function import nn_func as NF
 from ...ops.operations import array_ops as A
+from ...ops.operations import loss_ops as LO
 from ...ops.operations import math_ops as M
 from ..cell import Cell
 
@@ -133,35 +134,37 @@ class SoftmaxCrossEntropyWithLogits(LossBase):
         if logits.ndim == 0:
             raise ValueError(f"For '{owner}', 'logits' must have a class axis, but got a 0-d "
                              "Tensor")
-        logp = NF.log_softmax(logits, -1)
         if self.sparse:
-            loss = _sparse_nll(logp, labels, owner)
-        else:
-            if labels.shape != logits.shape:
-                raise ValueError(f"For '{owner}', dense 'labels' must have the logits' shape "
-                                 f"{logits.shape}, but got {labels.shape} (sparse=False)")
-            probs = M.cast(labels, logp._data.dtype)
-            loss = -M.reduce_sum(NF._target_times_logp(probs, logp), -1)
-        return self.get_loss(loss)
+            _check_class_indices(logits, labels, owner)
+            if logits.ndim == 2:  # the fused primitive: one pass forward, one backward
+                return self.get_loss(LO.sparse_softmax_cross_entropy(logits, labels))
+            logp = NF.log_softmax(logits, -1)
+            flat = A.reshape(logp, (-1, logits.shape[-1]))
+            t = labels._data.reshape(-1)
+            picked = A.getitem(flat, (np.arange(t.size), t))
+            return self.get_loss(-A.reshape(picked, labels.shape))
+        if labels.shape != logits.shape:
+            raise ValueError(f"For '{owner}', dense 'labels' must have the logits' shape "
+                             f"{logits.shape}, but got {labels.shape} (sparse=False)")
+        logp = NF.log_softmax(logits, -1)
+        probs = M.cast(labels, logp._data.dtype)
+        return self.get_loss(-M.reduce_sum(NF._target_times_logp(probs, logp), -1))
 
 
-def _sparse_nll(logp, labels, owner):
-    """-logp[..., label] for integer labels of shape logp.shape[:-1]."""
+def _check_class_indices(logits, labels, owner):
+    """Integer labels of shape logits.shape[:-1], each in [0, C)."""
     t = labels._data
     if t.dtype.kind not in "iu":
         raise TypeError(f"For '{owner}', sparse 'labels' must be int32 or int64 class indices, "
                         f"but got {labels.dtype}")
-    if t.shape != logp.shape[:-1]:
-        raise ValueError(f"For '{owner}', sparse 'labels' must have shape {logp.shape[:-1]} for "
-                         f"logits {logp.shape}, but got {t.shape}")
-    c = logp.shape[-1]
-    bad = (t < 0) | (t >= c)
-    if bad.any():
-        raise IndexError(f"For '{owner}', label class {t[bad].ravel()[0]} is out of range "
+    if t.shape != logits.shape[:-1]:
+        raise ValueError(f"For '{owner}', sparse 'labels' must have shape {logits.shape[:-1]} "
+                         f"for logits {logits.shape}, but got {t.shape}")
+    c = logits.shape[-1]
+    if t.size and (t.min() < 0 or t.max() >= c):
+        bad = t[(t < 0) | (t >= c)]
+        raise IndexError(f"For '{owner}', label class {bad.ravel()[0]} is out of range "
                          f"[0, {c})")
-    flat = A.reshape(logp, (-1, c))
-    picked = A.getitem(flat, (np.arange(t.size), t.reshape(-1)))
-    return -A.reshape(picked, t.shape)
 
 
 class NLLLoss(LossBase):

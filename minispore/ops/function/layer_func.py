@@ -11,6 +11,7 @@ from ..operations import array_ops as A
 from ..operations import conv_ops as C
 from ..operations import math_ops as M
 from ..operations import norm_ops as Nn
+from ..primitive import shared
 
 __all__ = ["conv1d", "conv2d", "conv_transpose2d", "max_pool1d", "max_pool2d", "avg_pool1d",
            "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool2d",
@@ -75,7 +76,8 @@ def _conv_prim(x, weight, stride, pad_mode, padding, dilation, groups, op):
         raise ValueError(f"For '{op}', 'groups' must be a positive int, got {groups!r}")
     pad = conv_padding(pad_mode, padding, x.shape[2], x.shape[3], weight.shape[2:], stride,
                        dilation, op)
-    return C.Conv2D(weight.shape[0], weight.shape[2:], 1, "pad", pad, stride, dilation, groups)
+    return shared(C.Conv2D, weight.shape[0], tuple(weight.shape[2:]), 1, "pad", tuple(pad),
+                  stride, dilation, groups)
 
 
 def _add_channel_bias(out, bias):
@@ -187,8 +189,8 @@ def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, return_indice
     t, b, l, r = pad
     pad = (t, b + eb, l, r + er)
     if not return_indices:
-        return apply(C.MaxPool(k, s, pad=pad, dilation=d), (x,))
-    return apply(C.MaxPoolWithArgmax(k, s, pad=pad, dilation=d), (x,))
+        return apply(shared(C.MaxPool, k, s, pad=pad, dilation=d), (x,))
+    return apply(shared(C.MaxPoolWithArgmax, k, s, pad=pad, dilation=d), (x,))
 
 
 def max_pool1d(x, kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
@@ -212,8 +214,8 @@ def avg_pool2d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False,
     max_pool2d)."""
     k, s, pad, _, extra = _pool_args(input_x, kernel_size, stride, padding, 1, ceil_mode,
                                      "avg_pool2d")
-    prim = C.AvgPool(k, s, pad=pad, count_include_pad=count_include_pad,
-                     divisor_override=divisor_override or None, ceil_extra=extra)
+    prim = shared(C.AvgPool, k, s, pad=pad, count_include_pad=count_include_pad,
+                  divisor_override=divisor_override or None, ceil_extra=extra)
     return apply(prim, (input_x,))
 
 

@@ -9,6 +9,7 @@ from ..._autodiff.tape import apply, call1, wrap
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
 from ..operations import array_ops as A
+from ..operations import loss_ops as LO
 from ..operations import math_ops as M
 from ..operations import nn_ops as N
 from ..operations._kernels import normalize_axis
@@ -437,8 +438,15 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
     _tensor(target, op, "target")
     _check_smoothing(label_smoothing, op)
     class_axis = 1 if input.ndim > 1 else 0
+    t = target._data
+    if (input.ndim == 2 and t.dtype.kind in "iu" and weight is None and not label_smoothing
+            and reduction in ("mean", "sum", "none") and t.shape == input.shape[:1]
+            and t.size and t.min() >= 0 and t.max() < input.shape[1]
+            and not (t == ignore_index).any()):
+        # The common case, fused: one pass forward, one backward.
+        return _reduce(LO.sparse_softmax_cross_entropy(input, target), reduction)
     logp = log_softmax(input, class_axis)
-    if target._data.dtype.kind in "iu":
+    if t.dtype.kind in "iu":
         return _nll(logp, target, weight, ignore_index, reduction, label_smoothing, op)
     _check_reduction(reduction, op)
     if target.shape != input.shape:

@@ -195,4 +195,33 @@ def sum_to_array(g, shape):
         return g.reshape(shape)
     axes = tuple(range(lead)) + tuple(
         lead + i for i, n in enumerate(shape) if n == 1 and g.shape[lead + i] != 1)
-    return g.sum(axis=axes, keepdims=True).reshape(shape) if axes else g.reshape(shape)
+    if not axes:
+        return g.reshape(shape)
+    outer = _sum_outer_axes(g, axes)
+    if outer is not None:
+        return outer.reshape(shape)
+    return g.sum(axis=axes, keepdims=True).reshape(shape)
+
+
+_BLAS_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _sum_outer_axes(g, axes):
+    """g summed over `axes` as ones @ (R, K), when in g's memory order every summed axis lies
+    outside every kept one (a bias gradient: batch and space summed, channels kept). NumPy
+    reduces such outer axes row by row, 2-10x slower than BLAS and no more accurate. The kept
+    axes come back in their order; None when the layout does not fit."""
+    if g.dtype not in _BLAS_FLOATS or g.size < 1024:
+        return None
+    order = sorted(range(g.ndim), key=lambda i: (-g.strides[i], i))
+    summed = [i for i in order if i in axes]
+    kept = [i for i in order if i not in axes]
+    if order != summed + kept:
+        return None
+    mem = g.transpose(order)
+    if not mem.flags.c_contiguous:
+        return None
+    kept_shape = [g.shape[i] for i in kept]
+    rows = mem.reshape(-1, int(np.prod(kept_shape)))
+    out = (np.ones(rows.shape[0], g.dtype) @ rows).reshape(kept_shape)
+    return out.transpose(np.argsort(kept))

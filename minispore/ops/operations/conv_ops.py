@@ -12,8 +12,8 @@ import math
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from ..._autodiff.tape import apply
-from ..primitive import Primitive, register
+from ..._autodiff.tape import apply, wrap
+from ..primitive import Primitive, register, shared
 from . import array_ops as A
 
 
@@ -52,6 +52,16 @@ def _pad(x, pad, value=0.0):
     if not (top or bottom or left or right):
         return x
     return np.pad(x, ((0, 0), (0, 0), (top, bottom), (left, right)), constant_values=value)
+
+
+def _pad_channels_last(x, pad):
+    """NCHW x as a C-contiguous (N, H, W, C) array, zero-padded by (top, bottom, left, right)
+    (a view when x is already channels-last and needs no padding)."""
+    top, bottom, left, right = pad
+    xh = x.transpose(0, 2, 3, 1)
+    if top or bottom or left or right:
+        return np.pad(xh, ((0, 0), (top, bottom), (left, right), (0, 0)))
+    return xh if xh.flags.c_contiguous else np.ascontiguousarray(xh)
 
 
 def _crop(xp, pad, h, w):
@@ -118,32 +128,41 @@ class _ConvGeometry(Primitive):
         return out_size(h, kh, sh, dh, t + b), out_size(w, kw, sw, dw, l + r)
 
     def _im2col(self, x, kh, kw):
-        """(N*Ho*Wo, G, C/G*kh*kw) patches of x, and (Ho, Wo): one copy, from a strided view
-        laid out in the GEMM's order."""
+        """(N*Ho*Wo, G, kh*kw*C/G) patches of x, and (Ho, Wo): one copy from a strided view of
+        x channels-last, each patch laid out (kh, kw, C/G) so that the copy reads memory in
+        runs of whole pixels (a (C/G, kh, kw) order reads it element by element, 5x slower)."""
         n, c, h, w = x.shape
         ho, wo = self._out_hw(h, w, kh, kw)
         (sh, sw), (dh, dw) = self.stride, self.dilation
-        xp = _pad(x, self._pads(h, w, kh, kw))
+        xh = _pad_channels_last(x, self._pads(h, w, kh, kw))
         g = self.groups
-        s0, s1, s2, s3 = xp.strides
-        win = as_strided(xp, (n, ho, wo, g, c // g, kh, kw),
-                         (s0, s2 * sh, s3 * sw, s1 * (c // g), s1, s2 * dh, s3 * dw),
+        s0, s1, s2, s3 = xh.strides
+        win = as_strided(xh, (n, ho, wo, g, kh, kw, c // g),
+                         (s0, s1 * sh, s2 * sw, s3 * (c // g), s1 * dh, s2 * dw, s3),
                          writeable=False)
-        return win.reshape(n * ho * wo, g, (c // g) * kh * kw), ho, wo
+        return win.reshape(n * ho * wo, g, kh * kw * (c // g)), ho, wo
 
-    def _col2im(self, dcols, x_shape, kh, kw, ho, wo):
-        """The adjoint of _im2col: (N*Ho*Wo, G, C/G*kh*kw) patches summed back into x's shape
-        (a loop over the kh*kw kernel taps, each one strided add)."""
+    def _col2im(self, taps, x_shape, kh, kw, ho, wo):
+        """The adjoint of _im2col, from per-tap patch gradients `taps` (kh*kw, N*Ho*Wo, C):
+        each tap is one strided add of a contiguous block into a channels-last buffer.
+        Returns an NCHW view of channels-last memory, as Conv2D's output is."""
         n, c, h, w = x_shape
         (sh, sw), (dh, dw) = self.stride, self.dilation
-        t, b, l, r = pads = self._pads(h, w, kh, kw)
-        d = dcols.reshape(n, ho, wo, c, kh, kw)  # (G, C/G) is C in this layout: a view
-        xp = np.zeros((n, h + t + b, w + l + r, c), dcols.dtype)  # accumulate channels-last
+        t, b, l, r = self._pads(h, w, kh, kw)
+        xp = np.zeros((n, h + t + b, w + l + r, c), taps.dtype)
         for p in range(kh):
             for q in range(kw):
                 xp[:, p * dh:p * dh + sh * (ho - 1) + 1:sh,
-                   q * dw:q * dw + sw * (wo - 1) + 1:sw, :] += d[:, :, :, :, p, q]
-        return np.ascontiguousarray(xp[:, t:t + h, l:l + w, :].transpose(0, 3, 1, 2))
+                   q * dw:q * dw + sw * (wo - 1) + 1:sw, :] += taps[p * kw + q].reshape(
+                    n, ho, wo, c)
+        return xp[:, t:t + h, l:l + w, :].transpose(0, 3, 1, 2)
+
+    def _weight_matrix(self, w):
+        """w (O, C/G, kh, kw) as (G, O/G, kh*kw*C/G), in _im2col's patch order."""
+        o, cg, kh, kw = w.shape
+        g = self.groups
+        return w.reshape(g, o // g, cg, kh, kw).transpose(0, 1, 3, 4, 2).reshape(
+            g, o // g, kh * kw * cg)
 
     def _check(self, x, w, op):
         if x.ndim != 4 or w.ndim != 4:
@@ -200,8 +219,7 @@ class Conv2D(_ConvGeometry):
                              f"larger than the padded input of shape {x.shape}")
         if cols is None:
             cols = self._im2col(x, kh, kw)[0]
-        w2 = w.reshape(self.groups, o // self.groups, cg * kh * kw)
-        out = _gemm_groups(cols, w2)  # (N*Ho*Wo, O)
+        out = _gemm_groups(cols, self._weight_matrix(w))  # (N*Ho*Wo, O)
         return out.reshape(n, ho, wo, o).transpose(0, 3, 1, 2)  # NCHW view of NHWC memory
 
     def bprop(self, saved, dout, needs):
@@ -236,11 +254,22 @@ class Conv2DBackpropInput(_ConvGeometry):
         if o != w.shape[0]:
             raise ValueError(f"For 'Conv2DBackpropInput', the gradient has {o} channels but the "
                              f"weight {w.shape} has {w.shape[0]} outputs")
-        g2 = np.ascontiguousarray(g.transpose(0, 2, 3, 1)).reshape(n * ho * wo, self.groups,
-                                                                   o // self.groups)
-        w2 = w.reshape(self.groups, o // self.groups, cg * kh * kw)
-        dcols = np.matmul(g2.transpose(1, 0, 2), w2).transpose(1, 0, 2)  # (M, G, C/G*kh*kw)
-        return self._col2im(dcols, tuple(x_shape), kh, kw, ho, wo)
+        g2 = np.ascontiguousarray(g.transpose(0, 2, 3, 1)).reshape(n * ho * wo, o)
+        return self._col2im(self._patch_gradients(g2, w), tuple(x_shape), kh, kw, ho, wo)
+
+    def _patch_gradients(self, g2, w):
+        """(kh*kw, M, C) gradients of the im2col patches, tap by tap, from g2 (M, O): one
+        batched GEMM whose taps come out contiguous for _col2im."""
+        o, cg, kh, kw = w.shape
+        g = self.groups
+        c = cg * g
+        if c == 1:  # one output column per tap: a single GEMM, (kh*kw, O) @ (O, M)
+            return (w.reshape(o, kh * kw).T @ g2.T)[:, :, None]
+        if g == 1:
+            return np.matmul(g2, w.transpose(2, 3, 0, 1).reshape(kh * kw, o, cg))
+        w_taps = w.reshape(g, o // g, cg, kh * kw).transpose(3, 0, 1, 2)  # (T, G, O/G, C/G)
+        per_group = np.matmul(g2.reshape(-1, g, o // g).transpose(1, 0, 2), w_taps)
+        return per_group.transpose(0, 2, 1, 3).reshape(kh * kw, -1, c)  # (T, M, C)
 
     def bprop(self, saved, dx_bar, needs):
         g, w, _ = saved
@@ -271,8 +300,8 @@ class Conv2DBackpropFilter(_ConvGeometry):
         n = x.shape[0]
         g2 = np.ascontiguousarray(g.transpose(0, 2, 3, 1)).reshape(n * ho * wo, self.groups,
                                                                    o // self.groups)
-        dw = np.matmul(g2.transpose(1, 2, 0), cols.transpose(1, 0, 2))  # (G, O/G, C/G*kh*kw)
-        return dw.reshape(o, cg, kh, kw)
+        dw = np.matmul(g2.transpose(1, 2, 0), cols.transpose(1, 0, 2))  # (G, O/G, kh*kw*C/G)
+        return np.ascontiguousarray(dw.reshape(o, kh, kw, cg).transpose(0, 3, 1, 2))
 
     def bprop(self, saved, dw_bar, needs):
         g, x = saved
@@ -283,12 +312,18 @@ class Conv2DBackpropFilter(_ConvGeometry):
 
 def _conv_like(prim, cls):
     """A member of the family with prim's geometry (its 'same' padding resolves alike, since
-    every member pads by the input x's size)."""
-    if cls is Conv2D:
-        return Conv2D(prim.out_channel, prim.kernel_size, prim.mode, prim.pad_mode, prim.pad,
-                      prim.stride, prim.dilation, prim.group)
-    return cls(prim.out_channel, prim.kernel_size, prim.pad_mode, prim.pad, None, prim.mode,
-               prim.stride, prim.dilation, prim.group)
+    every member pads by the input x's size), made once per primitive and kept."""
+    family = prim.__dict__.setdefault("_family", {})
+    member = family.get(cls)
+    if member is None:
+        if cls is Conv2D:
+            member = Conv2D(prim.out_channel, prim.kernel_size, prim.mode, prim.pad_mode,
+                            prim.pad, prim.stride, prim.dilation, prim.group)
+        else:
+            member = cls(prim.out_channel, prim.kernel_size, prim.pad_mode, prim.pad, None,
+                         prim.mode, prim.stride, prim.dilation, prim.group)
+        family[cls] = member
+    return member
 
 
 def conv_backprop_input(prim, g, w, x_shape):
@@ -367,38 +402,102 @@ def _tiles(prim, shape):
             and shape[2] % kh == 0 and shape[3] % kw == 0)
 
 
-def _tiled(prim, a):
-    """(N, C, Ho, kh, Wo, kw) view of a tiled (N, C, H, W) array."""
-    (kh, kw), (n, c, h, w) = prim.kernel_size, a.shape
+def _channels_last(a):
+    """True when NCHW `a` is laid out channels-last in memory, as convolution outputs are."""
+    return not a.flags.c_contiguous and a.transpose(0, 2, 3, 1).flags.c_contiguous
+
+
+def _tiles_in_memory_order(a, kh, kw, channels_last):
+    """A tiled (N, C, H, W) array as a view in its memory order: (N, Ho, kh, Wo, kw, C) when
+    channels-last, else (N, C, Ho, kh, Wo, kw) (copied to C order if it is neither)."""
+    n, c, h, w = a.shape
+    if channels_last:
+        return a.transpose(0, 2, 3, 1).reshape(n, h // kh, kh, w // kw, kw, c)
     return a.reshape(n, c, h // kh, kh, w // kw, kw)
 
 
+def _per_tile(a, channels_last):
+    """(N, C, Ho, Wo) `a` broadcast against _tiles_in_memory_order's layout."""
+    if channels_last:
+        return a.transpose(0, 2, 3, 1)[:, :, None, :, None, :]
+    return a[:, :, :, None, :, None]
+
+
+def _as_window_weights(tiled, channels_last):
+    """The (N, C, Ho, Wo, kh, kw) view of a memory-order tiled array."""
+    return tiled.transpose((0, 5, 1, 3, 2, 4) if channels_last else (0, 1, 2, 4, 3, 5))
+
+
+def _tile_max(x, kh, kw):
+    """The maximum of each kh x kw tile: elementwise maxima of the kh*kw strided taps, laid out
+    as x (NumPy's reductions over short strided axes are several times slower)."""
+    taps = [x[:, :, p::kh, q::kw] for p in range(kh) for q in range(kw)]
+    if len(taps) == 1:
+        return taps[0].copy()
+    out = np.maximum(taps[0], taps[1])
+    for tap in taps[2:]:
+        np.maximum(out, tap, out=out)
+    return out
+
+
 def _max_weights(x, out, prim):
-    """Where each window's maximum sits, as weights summing to 1 per window: the gradient of a
-    max pool splits evenly among tied maxima (the library's convention for max). A constant:
-    the mask is piecewise constant in x. Shape (N, C, Ho, Wo, kh, kw) (a view when tiling)."""
+    """Where each window's maximum sits, as (mask, share): the gradient of a max pool splits
+    evenly among tied maxima (the library's convention for max), so a window's output gradient
+    is scaled by `share` (N, C, Ho, Wo), 1 / its number of maxima (None when each window has
+    one), and spread over `mask` (N, C, Ho, Wo, kh, kw) (a view when tiling). Constants: the
+    mask is piecewise constant in x."""
     dt = out.dtype if out.dtype.kind == "f" else np.dtype(np.float32)
     if _tiles(prim, x.shape):
-        hit = _tiled(prim, x) == out[:, :, :, None, :, None]
-        weights = np.divide(hit, hit.sum(axis=(3, 5), keepdims=True), dtype=dt)
-        return weights.transpose(0, 1, 2, 4, 3, 5)
+        kh, kw = prim.kernel_size
+        cl = _channels_last(x)
+        hit = _tiles_in_memory_order(x, kh, kw, cl) == _per_tile(out, cl)
+        one_each = np.count_nonzero(hit) == out.size and not (
+            out.dtype.kind == "f" and np.isnan(out).any())
+        share = None if one_each else _reciprocal_counts(hit, kh, kw, cl, out.shape, dt)
+        return _as_window_weights(hit, cl), share
     fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
     win, _ = _pool_windows(prim, x, fill)
     hit = win == out[..., None, None]
-    return np.divide(hit, hit.sum(axis=(4, 5), keepdims=True), dtype=dt)
+    return hit, np.divide(1, hit.sum(axis=(4, 5)), dtype=dt)
+
+
+def _reciprocal_counts(hit, kh, kw, channels_last, out_shape, dt):
+    """1 / (maxima per tile) as an (N, C, Ho, Wo) array: kh*kw tap additions (a reduction over
+    the short tile axes is ten times slower)."""
+    taps = [hit[:, :, p, :, q, :] if channels_last else hit[:, :, :, p, :, q]
+            for p in range(kh) for q in range(kw)]
+    count = taps[0].astype(np.uint8 if kh * kw < 256 else np.int32)
+    for tap in taps[1:]:
+        count += tap
+    with np.errstate(divide="ignore"):  # a NaN window has no maximum: its share is inf
+        share = np.divide(1, count, dtype=dt)
+    return share.transpose(0, 3, 1, 2) if channels_last else share
+
+
+def _weights_channels_last(weights, g):
+    """Whether a tiled scatter lays its result out channels-last: as the (N, C, Ho, Wo, kh, kw)
+    weights are laid out when they hold one weight per input element (max pooling), else as
+    g is."""
+    if weights.transpose(0, 2, 4, 3, 5, 1).flags.c_contiguous:
+        return True
+    if weights.transpose(0, 1, 2, 4, 3, 5).flags.c_contiguous:
+        return False
+    return _channels_last(g)
 
 
 class _MaxPoolBase(_PoolGeometry):
     def _values(self, x):
         if _tiles(self, x.shape):
-            return _tiled(self, x).max(axis=(3, 5))
+            return _tile_max(x, *self.kernel_size)
         fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
         win, _ = _pool_windows(self, x, fill)
         return win.max(axis=(4, 5))
 
     def _grad(self, x, out, dvalues):
-        weights = _max_weights(x._data, out._data, self)
-        return window_scatter(self, dvalues, weights, x.shape)
+        mask, share = _max_weights(x._data, out._data, self)
+        if share is not None:
+            dvalues = dvalues * wrap(share)
+        return window_scatter(self, dvalues, mask, x.shape)
 
 
 @register
@@ -504,11 +603,15 @@ class WindowScatter(Primitive):
         pool = self.pool
         kh, kw, sh, sw, dh, dw, ho, wo = pool._geometry(np.empty((1, 1) + tuple(x_shape[2:])))
         n, c, h, w = x_shape
-        if _tiles(pool, x_shape):  # one broadcast multiply, laid out as x
-            w6 = np.broadcast_to(weights, (n, c, ho, wo, kh, kw)).transpose(0, 1, 2, 4, 3, 5)
-            tiled = g[:, :, :, None, :, None] * w6
-            return np.ascontiguousarray(np.broadcast_to(
-                tiled, (n, c, ho, kh, wo, kw))).reshape(x_shape).astype(g.dtype, copy=False)
+        if _tiles(pool, x_shape):  # one broadcast multiply into x's shape, in memory order
+            weights = np.broadcast_to(weights, (n, c, ho, wo, kh, kw))
+            cl = _weights_channels_last(weights, g)
+            tiled = np.empty((n, ho, kh, wo, kw, c) if cl else (n, c, ho, kh, wo, kw), g.dtype)
+            w_tiled = weights.transpose((0, 2, 4, 3, 5, 1) if cl else (0, 1, 2, 4, 3, 5))
+            np.multiply(_per_tile(g, cl), w_tiled, out=tiled, casting="unsafe")
+            if cl:
+                return tiled.reshape(n, h, w, c).transpose(0, 3, 1, 2)
+            return tiled.reshape(x_shape)
         t, b, l, r = pads = pool._full_pad(x_shape)
         spread = np.broadcast_to(g[..., None, None] * weights, g.shape + (kh, kw))
         xp = np.zeros((n, c, h + t + b, w + l + r), spread.dtype)
@@ -519,7 +622,7 @@ class WindowScatter(Primitive):
         return np.ascontiguousarray(_crop(xp, pads, h, w)).astype(g.dtype, copy=False)
 
     def bprop(self, saved, out_bar, needs):
-        return apply(WindowGather(self.pool), (out_bar, saved[0])), None, None
+        return apply(shared(WindowGather, self.pool), (out_bar, saved[0])), None, None
 
 
 @register
@@ -536,10 +639,11 @@ class WindowGather(Primitive):
 
     def forward(self, x, weights):
         if _tiles(self.pool, x.shape):
-            (kh, kw), (n, c, h, w) = self.pool.kernel_size, x.shape
-            w6 = np.broadcast_to(weights, (n, c, h // kh, w // kw, kh, kw)).transpose(
+            kh, kw = self.pool.kernel_size
+            x6 = _tiles_in_memory_order(x, kh, kw, False)
+            w6 = np.broadcast_to(weights, x6.shape[:3] + (x6.shape[4], kh, kw)).transpose(
                 0, 1, 2, 4, 3, 5)
-            return np.sum(_tiled(self.pool, x) * w6, axis=(3, 5)).astype(x.dtype, copy=False)
+            return np.sum(x6 * w6, axis=(3, 5)).astype(x.dtype, copy=False)
         win, _ = _pool_windows(self.pool, x)
         return np.sum(win * weights, axis=(4, 5)).astype(x.dtype, copy=False)
 
@@ -549,4 +653,4 @@ class WindowGather(Primitive):
 
 
 def window_scatter(pool, g, weights, x_shape):
-    return apply(WindowScatter(pool), (g, weights, tuple(x_shape)))
+    return apply(shared(WindowScatter, pool), (g, weights, tuple(x_shape)))
