@@ -1,6 +1,7 @@
 """Pooling where the windows tile the input exactly takes a fast path that works in the input's
 memory order (channels-last for convolution outputs). Its results and gradients must not depend
-on the layout, and ties must split the gradient evenly on every path."""
+on the layout, and on every path a max pool routes each window's gradient to its first maximum
+(row-major window order), as MindSpore does."""
 import numpy as np
 import pytest
 
@@ -18,16 +19,18 @@ def layouts(nhwc):
             "channels_last": nhwc.transpose(0, 3, 1, 2)}
 
 
-def even_split_grad(x, g, k):
-    """Reference max-pool gradient on a tiled input: dout shared evenly by the tied maxima."""
+def first_max_grad(x, g, kh, kw, sh, sw):
+    """Reference max-pool gradient (no padding): each dout to its window's first maximum."""
     n, c, h, w = x.shape
     dx = np.zeros_like(x)
-    for i in range(h // k):
-        for j in range(w // k):
-            win = x[:, :, i * k:(i + 1) * k, j * k:(j + 1) * k]
-            hit = win == win.max(axis=(2, 3), keepdims=True)
-            dx[:, :, i * k:(i + 1) * k, j * k:(j + 1) * k] = (
-                hit / hit.sum(axis=(2, 3), keepdims=True) * g[:, :, i, j, None, None])
+    for i in range((h - kh) // sh + 1):
+        for j in range((w - kw) // sw + 1):
+            win = x[:, :, i * sh:i * sh + kh, j * sw:j * sw + kw].reshape(n, c, -1)
+            first = np.where(np.isnan(win).any(-1), np.isnan(win).argmax(-1), win.argmax(-1))
+            for a in range(n):
+                for b in range(c):
+                    p, q = divmod(first[a, b], kw)
+                    dx[a, b, i * sh + p, j * sw + q] += g[a, b, i, j]
     return dx
 
 
@@ -46,18 +49,32 @@ def test_tiled_max_pool_is_layout_independent(k, with_ties):
         np.testing.assert_array_equal(
             apply(pool, (wrap(x),)).asnumpy(),
             ref_x.reshape(2, 3, 2, k, 3, k).max(axis=(3, 5)), err_msg=name)
-        np.testing.assert_allclose(dx.asnumpy(), even_split_grad(ref_x, g, k), rtol=1e-15,
+        np.testing.assert_allclose(dx.asnumpy(), first_max_grad(ref_x, g, k, k, k, k), rtol=1e-15,
                                    atol=1e-15, err_msg=name)
 
 
-def test_tiled_max_pool_nan_window_gives_nan_gradient():
-    x = np.arange(16, dtype=np.float64).reshape(1, 1, 4, 4)
-    x[0, 0, 0, 0] = np.nan
-    x[0, 0, 2, 2] = x[0, 0, 3, 3] = 99.0  # a tie elsewhere keeps the hit count at one per window
-    dx = ms.grad(lambda t: apply(C.MaxPool(2, 2), (t,)).sum())(Tensor(x)).asnumpy()
-    assert np.isnan(dx[0, 0, :2, :2]).all()
-    np.testing.assert_array_equal(dx[0, 0, 2:, 2:], [[0.5, 0.0], [0.0, 0.5]])
-    np.testing.assert_array_equal(dx[0, 0, :2, 2:], [[0.0, 0.0], [0.0, 1.0]])
+@pytest.mark.parametrize("stride", [2, 1], ids=["tiled", "overlapping"])
+def test_max_pool_ties_and_nan_go_to_the_first_maximum(stride):
+    x = np.array([[[[1.0, 1.0, 5.0, 2.0],
+                    [1.0, 0.0, 5.0, 5.0],
+                    [3.0, np.nan, 7.0, 7.0],
+                    [np.nan, 3.0, 7.0, 7.0]]]])
+    side = (4 - 2) // stride + 1
+    g = np.arange(1.0, 1.0 + side * side).reshape(1, 1, side, side)
+    pool = C.MaxPool(2, stride)
+    out, dx = ms.value_and_grad(lambda t: (apply(pool, (t,)) * Tensor(g)).sum())(wrap(x))
+    np.testing.assert_array_equal(dx.asnumpy(), first_max_grad(x, g, 2, 2, stride, stride))
+    values, index = apply(C.MaxPoolWithArgmax(2, stride), (wrap(x),))
+    dx_argmax = np.zeros(16)
+    np.add.at(dx_argmax, index.asnumpy().ravel(), g.ravel())
+    np.testing.assert_array_equal(dx_argmax.reshape(x.shape), dx.asnumpy())
+
+
+def test_max_pool_ties_match_mindspore():
+    """MindSpore 2.10: nn.MaxPool2d(2, 2) on [[1, 1], [1, 0]] has the gradient [[1, 0], [0, 0]]."""
+    x = Tensor(np.array([[[[1.0, 1.0], [1.0, 0.0]]]], np.float32))
+    dx = ms.grad(lambda t: ms.nn.MaxPool2d(2, 2)(t).sum())(x)
+    np.testing.assert_array_equal(dx.asnumpy(), [[[[1.0, 0.0], [0.0, 0.0]]]])
 
 
 @pytest.mark.parametrize("pool", [C.MaxPool(2, 2), C.AvgPool(2, 2)],

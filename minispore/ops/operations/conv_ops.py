@@ -12,7 +12,7 @@ import math
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from ..._autodiff.tape import apply, wrap
+from ..._autodiff.tape import apply
 from ..primitive import Primitive, register, shared
 from . import array_ops as A
 
@@ -440,38 +440,43 @@ def _tile_max(x, kh, kw):
     return out
 
 
-def _max_weights(x, out, prim):
-    """Where each window's maximum sits, as (mask, share): the gradient of a max pool splits
-    evenly among tied maxima (the library's convention for max), so a window's output gradient
-    is scaled by `share` (N, C, Ho, Wo), 1 / its number of maxima (None when each window has
-    one), and spread over `mask` (N, C, Ho, Wo, kh, kw) (a view when tiling). Constants: the
-    mask is piecewise constant in x."""
-    dt = out.dtype if out.dtype.kind == "f" else np.dtype(np.float32)
+def _hits(candidates, maxima):
+    """candidates == maxima, a NaN matching a NaN maximum (a window holding a NaN has NaN for its
+    maximum, as np.maximum makes it, and its gradient goes to that NaN)."""
+    hit = candidates == maxima
+    if maxima.dtype.kind in "fc" and np.isnan(maxima).any():
+        hit |= np.isnan(candidates) & np.isnan(maxima)
+    return hit
+
+
+def _max_mask(x, out, prim):
+    """Where each window's gradient goes: its first maximum in row-major window order
+    (MindSpore's and PyTorch's convention for pooling), as a bool mask (N, C, Ho, Wo, kh, kw), a
+    view when tiling. A constant: the mask is piecewise constant in x. Every window has at least
+    one hit, so as many hits as windows means no ties."""
     if _tiles(prim, x.shape):
         kh, kw = prim.kernel_size
         cl = _channels_last(x)
-        hit = _tiles_in_memory_order(x, kh, kw, cl) == _per_tile(out, cl)
-        one_each = np.count_nonzero(hit) == out.size and not (
-            out.dtype.kind == "f" and np.isnan(out).any())
-        share = None if one_each else _reciprocal_counts(hit, kh, kw, cl, out.shape, dt)
-        return _as_window_weights(hit, cl), share
+        hit = _hits(_tiles_in_memory_order(x, kh, kw, cl), _per_tile(out, cl))
+        if np.count_nonzero(hit) != out.size:
+            _keep_first([hit[:, :, p, :, q, :] if cl else hit[:, :, :, p, :, q]
+                         for p in range(kh) for q in range(kw)])
+        return _as_window_weights(hit, cl)
     fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
     win, _ = _pool_windows(prim, x, fill)
-    hit = win == out[..., None, None]
-    return hit, np.divide(1, hit.sum(axis=(4, 5)), dtype=dt)
+    hit = _hits(win, out[..., None, None])
+    if np.count_nonzero(hit) != out.size:
+        first = hit.reshape(hit.shape[:4] + (-1,)).argmax(-1)
+        hit = (np.arange(hit.shape[4] * hit.shape[5]) == first[..., None]).reshape(hit.shape)
+    return hit
 
 
-def _reciprocal_counts(hit, kh, kw, channels_last, out_shape, dt):
-    """1 / (maxima per tile) as an (N, C, Ho, Wo) array: kh*kw tap additions (a reduction over
-    the short tile axes is ten times slower)."""
-    taps = [hit[:, :, p, :, q, :] if channels_last else hit[:, :, :, p, :, q]
-            for p in range(kh) for q in range(kw)]
-    count = taps[0].astype(np.uint8 if kh * kw < 256 else np.int32)
+def _keep_first(taps):
+    """Clear, in place, each tap's hits that an earlier tap of the same window already has."""
+    taken = taps[0].copy()
     for tap in taps[1:]:
-        count += tap
-    with np.errstate(divide="ignore"):  # a NaN window has no maximum: its share is inf
-        share = np.divide(1, count, dtype=dt)
-    return share.transpose(0, 3, 1, 2) if channels_last else share
+        np.greater(tap, taken, out=tap)  # tap and not taken
+        taken |= tap
 
 
 def _weights_channels_last(weights, g):
@@ -494,16 +499,13 @@ class _MaxPoolBase(_PoolGeometry):
         return win.max(axis=(4, 5))
 
     def _grad(self, x, out, dvalues):
-        mask, share = _max_weights(x._data, out._data, self)
-        if share is not None:
-            dvalues = dvalues * wrap(share)
-        return window_scatter(self, dvalues, mask, x.shape)
+        return window_scatter(self, dvalues, _max_mask(x._data, out._data, self), x.shape)
 
 
 @register
 class MaxPool(_MaxPoolBase):
-    """The maximum of each window of NCHW x (padding is -inf).  dx = the output gradient spread
-    over each window's maxima (evenly among ties): WindowScatter(dout, mask / count)."""
+    """The maximum of each window of NCHW x (padding is -inf).  dx = each output gradient routed
+    to its window's first maximum (MindSpore's convention for ties): WindowScatter(dout, mask)."""
 
     saves = ("x", "out")
 
@@ -527,7 +529,7 @@ class MaxPoolWithArgmax(_MaxPoolBase):
         kh, kw, sh, sw, dh, dw, ho, wo = self._geometry(x)
         fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
         win, (t, _, l, _) = _pool_windows(self, x, fill)
-        k = (win == values[..., None, None]).reshape(win.shape[:4] + (kh * kw,)).argmax(-1)
+        k = _hits(win, values[..., None, None]).reshape(win.shape[:4] + (kh * kw,)).argmax(-1)
         rows = np.arange(ho)[:, None] * sh + (k // kw) * dh - t
         cols = np.arange(wo)[None, :] * sw + (k % kw) * dw - l
         return values, (rows * x.shape[3] + cols).astype(np.int64)
