@@ -79,10 +79,11 @@ PrimitiveWithInfer = PrimitiveWithCheck = Primitive
 def shared(cls, *args, **kwargs):
     """`cls(*args, **kwargs)`, made once per configuration and reused: layers call this on every
     forward, and configuring a primitive (argument checks, geometry) costs as much as running a
-    small one. Only for primitives whose instances hold no per-call state. The key holds each
-    argument's type, so that `True` never finds the primitive made for `1`."""
+    small one. Only for primitives whose instances hold no per-call state, with arguments the
+    caller has already checked and normalised (Python ints, not bools: `True == 1` would find
+    the primitive made for 1)."""
+    key = (cls, args, tuple(kwargs.items()))
     try:
-        key = (cls, _typed(args), _typed(tuple(sorted(kwargs.items()))))
         prim = _SHARED.get(key)
     except TypeError:  # an unhashable argument: no caching
         return cls(*args, **kwargs)
@@ -95,12 +96,6 @@ def shared(cls, *args, **kwargs):
 
 
 _SHARED = {}
-
-
-def _typed(v):
-    if isinstance(v, (tuple, list)):
-        return type(v), tuple(_typed(e) for e in v)
-    return type(v), v
 
 
 def prim_attr_register(fn):
