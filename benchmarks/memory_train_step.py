@@ -47,10 +47,12 @@ def make_data():
     import numpy as np
     rng = np.random.default_rng(0)
     sizes = [WIDTH] * (DEPTH + 1) + [CLASSES]
-    weights = [(rng.standard_normal((o, i)).astype(np.float32) * (1 / np.sqrt(i)),
+    weights = [((rng.standard_normal((o, i)) / np.sqrt(i)).astype(np.float32),
                 np.zeros(o, np.float32)) for i, o in zip(sizes, sizes[1:])]
     x = rng.standard_normal((BATCH, WIDTH)).astype(np.float32)
     y = rng.integers(0, CLASSES, BATCH)
+    # (a float64 scale applied after the cast would silently make NumPy 2 compute in float64)
+    assert all(w.dtype == b.dtype == x.dtype for w, b in weights)
     return weights, x, y
 
 
