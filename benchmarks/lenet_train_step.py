@@ -144,7 +144,7 @@ class NumpyLeNet:
         _, *grads["conv1"] = self.conv_relu_pool_back(dh1, x.shape, "conv1", c1, False)
         for name, (gw, gb) in grads.items():
             w, b = self.p[name]
-            w -= LR * gw
+            w -= LR * gw  # (the weights are small: no temporary worth avoiding)
             b -= LR * gb
         return loss
 

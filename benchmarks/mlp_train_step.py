@@ -69,7 +69,8 @@ class NumpyMLP:
             if k > 0:
                 g = g @ w
                 g *= acts[k] > 0
-            w -= LR * gw
+            gw *= LR  # in place: no temporary the size of the weight
+            w -= gw
             b -= LR * gb
         return loss
 

@@ -3,7 +3,7 @@ import numpy as np
 
 from ...common.parameter import Parameter
 from .._arg_checks import check_bool, check_non_negative_float
-from .optimizer import Optimizer
+from .optimizer import Optimizer, add_scaled
 
 __all__ = ["SGD"]
 
@@ -71,4 +71,4 @@ def _sgd_step(w, g, lr, accum, stat, momentum, dampening, nesterov):
         step = g + dt(momentum) * accum if nesterov else accum
     else:
         step = g
-    w -= dt(lr) * step
+    add_scaled(w, step, -lr)
