@@ -29,7 +29,7 @@ def test_aliases():
     assert ms.double is ms.float64
 
 
-@pytest.mark.parametrize("dtype,name", zip(ALL, NAMES), ids=NAMES)
+@pytest.mark.parametrize("dtype,name", list(zip(ALL, NAMES)), ids=NAMES)
 def test_str_and_repr(dtype, name):
     assert str(dtype) == name
     assert repr(dtype) == "mindspore." + name.lower()
@@ -66,7 +66,7 @@ def test_pickle_and_copy_keep_identity():
     assert copy.copy(ms.int8) is ms.int8
 
 
-@pytest.mark.parametrize("dtype,np_type", zip(ALL, NUMPY), ids=NAMES)
+@pytest.mark.parametrize("dtype,np_type", list(zip(ALL, NUMPY)), ids=NAMES)
 def test_dtype_to_nptype(dtype, np_type):
     assert ms.dtype_to_nptype(dtype) is np_type
     assert ms.Tensor(np.zeros(2, np_type)).dtype is dtype
