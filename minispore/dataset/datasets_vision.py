@@ -1,0 +1,405 @@
+"""Image datasets read from their real file formats: MNIST / Fashion-MNIST (IDX), CIFAR-10 /
+CIFAR-100 (binary version) and class folders of image files.
+
+Files are data, never code: nothing is unpickled, every header is checked against the file's
+size before anything is allocated, and a corrupt, truncated, empty or mismatched file raises a
+ValueError naming the file (and the sample, where one is at fault). Data is read on first use
+and shared by the datasets derived from one source.
+"""
+import io
+import os
+import re
+import struct
+import threading
+
+import numpy as np
+
+from .datasets import MappableDataset, _check_workers
+from .samplers import select_sampler
+
+__all__ = ["Cifar10Dataset", "Cifar100Dataset", "FashionMnistDataset", "ImageFolderDataset",
+           "MnistDataset"]
+
+
+def _check_dir(owner, dataset_dir):
+    if not isinstance(dataset_dir, (str, os.PathLike)):
+        raise TypeError(f"For '{owner}', 'dataset_dir' must be a str or path, but got "
+                        f"{type(dataset_dir).__name__}")
+    path = os.fspath(dataset_dir)
+    if not os.path.isdir(path):
+        raise ValueError(f"For '{owner}', 'dataset_dir' {path!r} does not exist or is not a "
+                         f"directory")
+    return path
+
+
+def _check_usage(owner, usage, allowed=("train", "test", "all")):
+    usage = "all" if usage is None else usage
+    if usage not in allowed:
+        raise ValueError(f"For '{owner}', 'usage' must be one of {list(allowed)} or None, but "
+                         f"got {usage!r}")
+    return usage
+
+
+def _regular_file(owner, path):
+    if os.path.isdir(path):
+        raise ValueError(f"For '{owner}', {path!r} is a directory, but a data file is expected "
+                         f"there")
+    if not os.path.isfile(path):
+        raise ValueError(f"For '{owner}', the data file {path!r} does not exist")
+    return os.path.getsize(path)
+
+
+def _read_exact(owner, path, size):
+    """The file's bytes, which must be exactly `size` (it may have changed since checked)."""
+    with open(path, "rb") as f:
+        data = f.read(size + 1)
+    if len(data) != size:
+        raise ValueError(f"For '{owner}', {path!r} changed while being read: expected {size} "
+                         f"bytes, got {len(data)}")
+    return data
+
+
+class _Lazy:
+    """Loads once, on first use, under a lock; shared by copies of a source (split, samplers)."""
+
+    def __init__(self, load):
+        self._load, self._value, self._lock = load, None, threading.Lock()
+
+    def get(self):
+        if self._value is None:
+            with self._lock:
+                if self._value is None:
+                    self._value = self._load()
+        return self._value
+
+
+# ---- MNIST / Fashion-MNIST (IDX) --------------------------------------------------------------
+
+_IDX_IMAGES, _IDX_LABELS = 0x00000803, 0x00000801  # ubyte data, 3 and 1 dimensions
+
+
+def _idx_header(owner, path, magic, ndim):
+    """The dims of an IDX file, checked: magic, positive image dims, exact size."""
+    size = _regular_file(owner, path)
+    head_len = 4 + 4 * ndim
+    if size < head_len:
+        raise ValueError(f"For '{owner}', {path!r} is too short for an IDX header: {size} bytes, "
+                         f"need at least {head_len}")
+    with open(path, "rb") as f:
+        head = f.read(head_len)
+    (got,) = struct.unpack(">I", head[:4])
+    if got != magic:
+        raise ValueError(f"For '{owner}', {path!r} is not an IDX {ndim}-d ubyte file: magic "
+                         f"number {got:#010x}, expected {magic:#010x}")
+    dims = struct.unpack(f">{ndim}I", head[4:])
+    if ndim == 3 and (dims[1] == 0 or dims[2] == 0):
+        raise ValueError(f"For '{owner}', {path!r} declares images of {dims[1]}x{dims[2]} pixels")
+    need = head_len + int(np.prod(dims, dtype=object))  # Python ints: no overflow
+    if need != size:
+        what = "truncated" if size < need else "longer than its header says"
+        raise ValueError(f"For '{owner}', {path!r} is {what}: its header declares dims {dims} "
+                         f"({need} bytes) but the file has {size} bytes")
+    return dims, head_len
+
+
+class MnistDataset(MappableDataset):
+    """MNIST from its IDX files in `dataset_dir`: `train-images-idx3-ubyte`,
+    `train-labels-idx1-ubyte`, `t10k-images-idx3-ubyte`, `t10k-labels-idx1-ubyte`.
+
+    Columns: `image` uint8 (28, 28, 1) HWC and `label` uint32 scalar (hence the tutorial's
+    `TypeCast(int32)`); shuffled unless `shuffle=False`.
+
+    Args:
+        dataset_dir (str): the folder of the files.
+        usage (str, optional): 'train', 'test' or 'all' (None: 'all'; with 'all' the test files,
+            if present, come first, as in MindSpore).
+        num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id: as usual.
+
+    Raises:
+        ValueError: a missing folder or file, a bad magic number, a size that does not match the
+            header, or image and label files with different counts (naming the files).
+    """
+
+    _owner = "MnistDataset"
+
+    def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None,
+                 shuffle=None, sampler=None, num_shards=None, shard_id=None, cache=None):
+        owner = self._owner
+        root = _check_dir(owner, dataset_dir)
+        self.dataset_dir, self.usage = root, _check_usage(owner, usage)
+        prefixes = {"train": ["train"], "test": ["t10k"], "all": ["t10k", "train"]}[self.usage]
+        parts = []
+        for prefix in prefixes:
+            img = os.path.join(root, f"{prefix}-images-idx3-ubyte")
+            lab = os.path.join(root, f"{prefix}-labels-idx1-ubyte")
+            if self.usage == "all" and not os.path.exists(img) and not os.path.exists(lab):
+                continue
+            (count, rows, cols), img_off = _idx_header(owner, img, _IDX_IMAGES, 3)
+            (lcount,), lab_off = _idx_header(owner, lab, _IDX_LABELS, 1)
+            if count != lcount:
+                raise ValueError(f"For '{owner}', {img!r} holds {count} images but {lab!r} holds "
+                                 f"{lcount} labels")
+            parts.append((img, img_off, count, rows, cols, lab, lab_off))
+        if not parts:
+            raise ValueError(f"For '{owner}', no MNIST files (train-images-idx3-ubyte, "
+                             f"t10k-images-idx3-ubyte, ...) found in {root!r}")
+        self._parts = parts
+        self._offsets = np.cumsum([0] + [p[2] for p in parts])
+        self._store = _Lazy(self._load)
+        super().__init__(_check_workers(owner, num_parallel_workers),
+                         select_sampler(owner, num_samples, shuffle, sampler, num_shards,
+                                        shard_id))
+
+    def _load(self):
+        out = []
+        for img, img_off, count, rows, cols, lab, lab_off in self._parts:
+            images = np.frombuffer(_read_exact(self._owner, img, img_off + count * rows * cols),
+                                   np.uint8, offset=img_off).reshape(count, rows, cols, 1)
+            labels = np.frombuffer(_read_exact(self._owner, lab, lab_off + count), np.uint8,
+                                   offset=lab_off)
+            out.append((images, labels))
+        return out
+
+    def _columns(self):
+        return ["image", "label"]
+
+    def _num_rows(self):
+        return int(self._offsets[-1])
+
+    def _get_row(self, index):
+        k = int(np.searchsorted(self._offsets, index, side="right")) - 1
+        images, labels = self._store.get()[k]
+        i = index - int(self._offsets[k])
+        return images[i].copy(), np.array(labels[i], dtype=np.uint32)
+
+
+class FashionMnistDataset(MnistDataset):
+    """Fashion-MNIST: the same IDX files and columns as `MnistDataset`."""
+
+    _owner = "FashionMnistDataset"
+
+
+# ---- CIFAR (binary version) -------------------------------------------------------------------
+
+def _natural_key(name):
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", name)]
+
+
+class _CifarBase(MappableDataset):
+    _owner = "Cifar10Dataset"
+    _label_bytes = 1
+    _num_classes = (10,)
+    _label_names = ("label",)
+
+    def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None,
+                 shuffle=None, sampler=None, num_shards=None, shard_id=None, cache=None):
+        owner = self._owner
+        root = _check_dir(owner, dataset_dir)
+        self.dataset_dir, self.usage = root, _check_usage(owner, usage)
+        names = sorted(os.listdir(root), key=_natural_key)
+        train = [n for n in names if self._train_re.match(n)]
+        test = [n for n in names if self._test_re.match(n)]
+        files = {"train": train, "test": test, "all": train + test}[self.usage]
+        if not files:
+            raise ValueError(f"For '{owner}', no {self._what} files for usage '{self.usage}' in "
+                             f"{root!r}")
+        rec = self._label_bytes + 3072
+        self._files, counts = [], []
+        for name in files:
+            path = os.path.join(root, name)
+            size = _regular_file(owner, path)
+            if size == 0 or size % rec:
+                raise ValueError(f"For '{owner}', {path!r} has {size} bytes, which is not a "
+                                 f"positive multiple of the {rec}-byte record: the file is empty, "
+                                 f"truncated or not the binary version of the dataset")
+            self._files.append((path, size))
+            counts.append(size // rec)
+        self._offsets = np.cumsum([0] + counts)
+        self._store = _Lazy(self._load)
+        super().__init__(_check_workers(owner, num_parallel_workers),
+                         select_sampler(owner, num_samples, shuffle, sampler, num_shards,
+                                        shard_id))
+
+    def _load(self):
+        out, lb = [], self._label_bytes
+        for path, size in self._files:
+            recs = np.frombuffer(_read_exact(self._owner, path, size), np.uint8).reshape(
+                -1, lb + 3072)
+            labels = recs[:, :lb]
+            for j, limit in enumerate(self._num_classes):
+                bad = np.flatnonzero(labels[:, j] >= limit)
+                if len(bad):
+                    raise ValueError(f"For '{self._owner}', {path!r}: sample {int(bad[0])} has "
+                                     f"{self._label_names[j]} {int(labels[bad[0], j])}, outside "
+                                     f"[0, {limit})")
+            images = recs[:, lb:].reshape(-1, 3, 32, 32).transpose(0, 2, 3, 1)  # CHW -> HWC
+            out.append((images, labels))
+        return out
+
+    def _columns(self):
+        return ["image", *self._label_names]
+
+    def _num_rows(self):
+        return int(self._offsets[-1])
+
+    def _get_row(self, index):
+        k = int(np.searchsorted(self._offsets, index, side="right")) - 1
+        images, labels = self._store.get()[k]
+        i = index - int(self._offsets[k])
+        return (np.ascontiguousarray(images[i]),) + tuple(
+            np.array(v, dtype=np.uint32) for v in labels[i])
+
+
+class Cifar10Dataset(_CifarBase):
+    """CIFAR-10, binary version: `data_batch_1.bin` ... `data_batch_5.bin` and `test_batch.bin`
+    in `dataset_dir`.
+
+    Columns: `image` uint8 (32, 32, 3) HWC and `label` uint32 scalar; shuffled by default.
+    `usage` 'train', 'test' or 'all' (None: 'all', train files first). Unlike MindSpore 2.10,
+    which needs exactly 10000 records per file, any whole number of records is accepted.
+
+    Raises:
+        ValueError: a missing folder, no matching files, a size that is not a whole number of
+            3073-byte records, or a label outside [0, 10) (naming the file and the sample).
+    """
+
+    _train_re = re.compile(r"^data_batch_\d+\.bin$")
+    _test_re = re.compile(r"^test_batch\.bin$")
+    _what = "CIFAR-10 (data_batch_*.bin / test_batch.bin)"
+
+
+class Cifar100Dataset(_CifarBase):
+    """CIFAR-100, binary version: `train.bin` and `test.bin` in `dataset_dir`.
+
+    Columns: `image` uint8 (32, 32, 3), `coarse_label` and `fine_label` uint32 scalars.
+    """
+
+    _owner = "Cifar100Dataset"
+    _label_bytes = 2
+    _num_classes = (20, 100)
+    _label_names = ("coarse_label", "fine_label")
+    _train_re = re.compile(r"^train\.bin$")
+    _test_re = re.compile(r"^test\.bin$")
+    _what = "CIFAR-100 (train.bin / test.bin)"
+
+
+# ---- class folders ----------------------------------------------------------------------------
+
+def _decode_image(owner, data, where):
+    """HWC uint8 RGB array of an encoded image (Pillow)."""
+    try:
+        from PIL import Image
+    except ImportError:
+        raise ImportError(f"For '{owner}', decoding images needs Pillow: pip install "
+                          f"'minispore[vision]' (or pillow)") from None
+    try:
+        with Image.open(io.BytesIO(bytes(data))) as img:
+            return np.asarray(img.convert("RGB")).copy()
+    except Exception as e:  # noqa: BLE001  (Pillow raises many types for bad data)
+        raise ValueError(f"For '{owner}', {where} is not a decodable image: "
+                         f"{type(e).__name__}: {e}") from None
+
+
+class ImageFolderDataset(MappableDataset):
+    """Images in class folders: `dataset_dir/<class>/<file>`.
+
+    Labels are int32 class indices: the class folders sorted by name get 0, 1, ... unless
+    `class_indexing` maps folder names to labels (then only those folders are read). Files are
+    read in sorted order, recursively inside each class folder.
+
+    Args:
+        dataset_dir (str): the root folder.
+        num_samples, num_parallel_workers, shuffle (default True), sampler, num_shards,
+            shard_id: as usual.
+        extensions (list[str], optional): file endings to read, e.g. ['.jpg', '.png'] (case
+            insensitive); default every file.
+        class_indexing (dict[str, int], optional): folder name -> label (MindSpore 2.10 then
+            still counts the other folders in get_dataset_size; here the size is what is read).
+        decode (bool): decode to HWC uint8 RGB (needs Pillow, the `vision` extra); default False:
+            `image` is the file's raw bytes as a 1-D uint8 array.
+
+    Raises:
+        ValueError: a missing folder, no files, a `class_indexing` folder that does not exist,
+            an undecodable image (naming the file and the sample).
+        ImportError: `decode=True` without Pillow.
+    """
+
+    def __init__(self, dataset_dir, num_samples=None, num_parallel_workers=None, shuffle=None,
+                 sampler=None, extensions=None, class_indexing=None, decode=False,
+                 num_shards=None, shard_id=None, cache=None, decrypt=None):
+        owner = "ImageFolderDataset"
+        root = _check_dir(owner, dataset_dir)
+        if not isinstance(decode, (bool, np.bool_)):
+            raise TypeError(f"For '{owner}', 'decode' must be a bool, but got "
+                            f"{type(decode).__name__}")
+        if decode:
+            try:
+                import PIL  # noqa: F401
+            except ImportError:
+                raise ImportError(f"For '{owner}', decode=True needs Pillow: pip install "
+                                  f"'minispore[vision]' (or pillow)") from None
+        if extensions is not None:
+            if isinstance(extensions, str) or not isinstance(extensions, (list, tuple)) or \
+                    not all(isinstance(e, str) for e in extensions):
+                raise TypeError(f"For '{owner}', 'extensions' must be a list of str, but got "
+                                f"{extensions!r}")
+            extensions = tuple(e.lower() for e in extensions)
+        folders = sorted(d for d in os.listdir(root) if os.path.isdir(os.path.join(root, d)))
+        if class_indexing is None:
+            class_indexing = {d: i for i, d in enumerate(folders)}
+        else:
+            if not isinstance(class_indexing, dict) or not all(
+                    isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool)
+                    for k, v in class_indexing.items()):
+                raise TypeError(f"For '{owner}', 'class_indexing' must be a dict of str to int, "
+                                f"but got {class_indexing!r}")
+            missing = [k for k in class_indexing if k not in folders]
+            if missing:
+                raise ValueError(f"For '{owner}', 'class_indexing' names folders {missing} that "
+                                 f"are not in {root!r}")
+            folders = [d for d in folders if d in class_indexing]
+        files, labels = [], []
+        for d in folders:
+            for base, subdirs, names in os.walk(os.path.join(root, d)):
+                subdirs.sort()
+                for name in sorted(names):
+                    if extensions is None or name.lower().endswith(extensions):
+                        files.append(os.path.join(base, name))
+                        labels.append(class_indexing[d])
+        if not files:
+            raise ValueError(f"For '{owner}', no image files found in the class folders of "
+                             f"{root!r}")
+        self.dataset_dir, self.decode = root, bool(decode)
+        self._class_indexing = dict(class_indexing)
+        self._files, self._labels = files, labels
+        super().__init__(_check_workers(owner, num_parallel_workers),
+                         select_sampler(owner, num_samples, shuffle, sampler, num_shards,
+                                        shard_id))
+
+    def get_class_indexing(self):
+        """{class folder name: label}."""
+        return dict(self._class_indexing)
+
+    def _columns(self):
+        return ["image", "label"]
+
+    def _num_rows(self):
+        return len(self._files)
+
+    def _source_workers(self):
+        # Decoding releases the GIL inside Pillow, so threads pay off; raw reads stay serial.
+        return self._workers() if self.decode else 1
+
+    def _get_row(self, index):
+        path = self._files[index]
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError as e:
+            raise ValueError(f"For 'ImageFolderDataset', cannot read {path!r} (sample {index}): "
+                             f"{e}") from None
+        if self.decode:
+            image = _decode_image("ImageFolderDataset", data, f"{path!r} (sample {index})")
+        else:
+            image = np.frombuffer(data, np.uint8).copy()
+        return image, np.array(self._labels[index], dtype=np.int32)

@@ -1,0 +1,282 @@
+"""Samplers: which row indices a random-access source reads in one epoch, and in what order."""
+import numpy as np
+
+__all__ = ["BuiltinSampler", "DistributedSampler", "RandomSampler", "Sampler", "SequentialSampler",
+           "SubsetRandomSampler", "SubsetSampler"]
+
+_INT32_MAX = 2**31 - 1
+
+
+def _check_int(owner, name, value, low, high=None, allow_none=False):
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"For '{owner}', '{name}' must be an int, but got "
+                        f"{type(value).__name__}")
+    if value < low or (high is not None and value > high):
+        hi = "" if high is None else f", {high}"
+        raise ValueError(f"For '{owner}', '{name}' must be in [{low}{hi}], but got {value}")
+    return int(value)
+
+
+def _check_bool(owner, name, value):
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"For '{owner}', '{name}' must be a bool, but got "
+                        f"{type(value).__name__}")
+    return bool(value)
+
+
+def _check_indices(owner, indices):
+    if isinstance(indices, np.ndarray):
+        if indices.ndim != 1 or indices.dtype.kind not in "iu":
+            raise TypeError(f"For '{owner}', 'indices' must be a 1-D integer array, but got "
+                            f"{indices.dtype} of shape {indices.shape}")
+        return indices.astype(np.int64)
+    if not isinstance(indices, (list, tuple)):
+        raise TypeError(f"For '{owner}', 'indices' must be a list, tuple or 1-D array of ints, "
+                        f"but got {type(indices).__name__}")
+    for i in indices:
+        if isinstance(i, bool) or not isinstance(i, (int, np.integer)):
+            raise TypeError(f"For '{owner}', 'indices' must hold ints, but got {i!r}")
+    return np.asarray(indices, dtype=np.int64).reshape(-1)
+
+
+class Sampler:
+    """Base of user-defined samplers: subclass and yield row indices from `__iter__`.
+
+    `self.dataset_size` is set to the source's row count before each epoch, as MindSpore does.
+
+    Example:
+        >>> class ReverseSampler(Sampler):
+        ...     def __iter__(self):
+        ...         return iter(range(self.dataset_size - 1, -1, -1))
+    """
+
+    def __init__(self, num_samples=None):
+        self.num_samples = _check_int(type(self).__name__, "num_samples", num_samples, 0,
+                                      allow_none=True)
+        self.dataset_size = 0
+
+    def __iter__(self):
+        raise TypeError(f"'{type(self).__name__}' must define __iter__ to yield row indices")
+
+    def _indices(self, n, rng_for):
+        """The index array for one epoch over n rows; rng_for(shared) gives the generator."""
+        self.dataset_size = n
+        idx = np.fromiter((int(i) for i in iter(self)), dtype=np.int64)
+        return idx if self.num_samples is None else idx[:self.num_samples]
+
+    def _count(self, n):
+        """Number of indices per epoch over n rows, or None if only a pass can tell."""
+        return
+
+    def _is_shuffled(self):
+        return False
+
+    def _is_sharded(self):
+        return False
+
+    def get_num_samples(self):
+        """The `num_samples` given (None = every row the sampler selects)."""
+        return self.num_samples
+
+
+class BuiltinSampler(Sampler):
+    """Base of the built-in samplers."""
+
+    def _limit(self, count):
+        return count if self.num_samples is None or self.num_samples == 0 \
+            else min(count, self.num_samples)
+
+
+class SequentialSampler(BuiltinSampler):
+    """Rows in order, from `start_index`, at most `num_samples` of them.
+
+    Args:
+        start_index (int, optional): first row (default 0).
+        num_samples (int, optional): how many rows (default: all up to the end).
+    """
+
+    def __init__(self, start_index=None, num_samples=None):
+        super().__init__(num_samples)
+        self.start_index = _check_int("SequentialSampler", "start_index", start_index, 0,
+                                      allow_none=True) or 0
+
+    def _indices(self, n, rng_for):
+        if n and self.start_index >= n:
+            raise IndexError(f"For 'SequentialSampler', 'start_index' {self.start_index} is out "
+                             f"of range for a dataset of {n} rows")
+        return np.arange(self.start_index, self.start_index + self._count(n), dtype=np.int64)
+
+    def _count(self, n):
+        return self._limit(max(0, n - self.start_index))
+
+
+class RandomSampler(BuiltinSampler):
+    """A random permutation of the rows (or `num_samples` draws with replacement).
+
+    Args:
+        replacement (bool): draw with replacement (default False).
+        num_samples (int, optional): how many rows per epoch (default: the row count).
+    """
+
+    def __init__(self, replacement=False, num_samples=None, shuffle=None):
+        super().__init__(num_samples)
+        self.replacement = _check_bool("RandomSampler", "replacement", replacement)
+
+    def _indices(self, n, rng_for):
+        rng = rng_for(False)
+        if self.replacement:
+            return rng.integers(0, n, size=self._count(n), dtype=np.int64) if n else \
+                np.zeros(0, np.int64)
+        return rng.permutation(n)[:self._count(n)].astype(np.int64)
+
+    def _count(self, n):
+        if self.replacement and self.num_samples:  # with replacement it may exceed n
+            return self.num_samples if n else 0
+        return self._limit(n)
+
+    def _is_shuffled(self):
+        return True
+
+
+class DistributedSampler(BuiltinSampler):
+    """The rows of one shard out of `num_shards` (data-parallel training).
+
+    Without `offset`, shard k reads rows k, k + num_shards, ... of the (shuffled) order, ceil(n /
+    num_shards) of them, wrapping around so every shard has the same count. With `offset`, row i
+    goes to shard (i + offset) % num_shards and nothing wraps. The shuffle permutation is the
+    same on every shard (it is drawn from the dataset seed and the epoch only), so shards stay
+    disjoint across processes.
+
+    Args:
+        num_shards (int): number of shards. shard_id (int): this shard, in [0, num_shards).
+        shuffle (bool): shuffle before sharding, anew each epoch (default True).
+        num_samples (int, optional): at most this many rows per shard. offset (int): see above.
+    """
+
+    def __init__(self, num_shards, shard_id, shuffle=True, num_samples=None, offset=-1):
+        super().__init__(num_samples)
+        self.num_shards = _check_int("DistributedSampler", "num_shards", num_shards, 1,
+                                     _INT32_MAX)
+        self.shard_id = _check_int("DistributedSampler", "shard_id", shard_id, 0, _INT32_MAX)
+        if self.shard_id >= self.num_shards:
+            raise ValueError(f"For 'DistributedSampler', 'shard_id' must be less than "
+                             f"'num_shards' ({self.num_shards}), but got {self.shard_id}")
+        self.shuffle = _check_bool("DistributedSampler", "shuffle", shuffle)
+        self.offset = _check_int("DistributedSampler", "offset", offset, -1, _INT32_MAX)
+
+    def _positions(self, n):
+        if n == 0:
+            return np.zeros(0, np.int64)
+        if self.offset == -1:
+            per = -(-n // self.num_shards)
+            pos = (self.shard_id + self.num_shards * np.arange(per, dtype=np.int64)) % n
+        else:
+            i = np.arange(n, dtype=np.int64)
+            pos = i[(i + self.offset) % self.num_shards == self.shard_id]
+        return pos[:self._limit(len(pos))]
+
+    def _indices(self, n, rng_for):
+        pos = self._positions(n)
+        if not self.shuffle:
+            return pos
+        return rng_for(True).permutation(n).astype(np.int64)[pos]
+
+    def _count(self, n):
+        return len(self._positions(n))
+
+    def _is_shuffled(self):
+        return self.shuffle
+
+    def _is_sharded(self):
+        return self.num_shards > 1
+
+
+class SubsetRandomSampler(BuiltinSampler):
+    """The given row indices in a new random order each epoch.
+
+    Args:
+        indices (list[int]): rows to read. num_samples (int, optional): at most this many.
+    """
+
+    def __init__(self, indices, num_samples=None):
+        super().__init__(num_samples)
+        self.indices = _check_indices(type(self).__name__, indices)
+
+    def _checked(self, n):
+        bad = self.indices[(self.indices < 0) | (self.indices >= n)]
+        if len(bad):
+            raise IndexError(f"For '{type(self).__name__}', index {int(bad[0])} is out of range "
+                             f"for a dataset of {n} rows")
+        return self.indices
+
+    def _indices(self, n, rng_for):
+        return rng_for(False).permutation(self._checked(n))[:self._count(n)]
+
+    def _count(self, n):
+        return self._limit(len(self.indices))
+
+    def _is_shuffled(self):
+        return True
+
+
+class SubsetSampler(SubsetRandomSampler):
+    """The given row indices in the given order.
+
+    Args:
+        indices (list[int]): rows to read. num_samples (int, optional): at most this many.
+    """
+
+    def _indices(self, n, rng_for):
+        return self._checked(n)[:self._count(n)]
+
+    def _is_shuffled(self):
+        return False
+
+
+def select_sampler(owner, num_samples, shuffle, sampler, num_shards, shard_id,
+                   default_shuffle=True):
+    """The sampler a random-access source uses, from its constructor arguments (MindSpore's
+    rules: `sampler` excludes `shuffle` and sharding; `num_shards` needs `shard_id`)."""
+    num_samples = _check_int(owner, "num_samples", num_samples, 0, allow_none=True)
+    if shuffle is not None:
+        _check_bool(owner, "shuffle", shuffle)
+    if (num_shards is None) != (shard_id is None):
+        raise ValueError(f"For '{owner}', 'num_shards' and 'shard_id' must be given together, "
+                         f"but got num_shards={num_shards}, shard_id={shard_id}")
+    if sampler is not None:
+        if shuffle is not None or num_shards is not None:
+            raise ValueError(f"For '{owner}', 'sampler' cannot be combined with 'shuffle' or "
+                             f"'num_shards'/'shard_id' (got shuffle={shuffle}, num_shards="
+                             f"{num_shards}, shard_id={shard_id})")
+        if isinstance(sampler, Sampler):
+            return sampler
+        if isinstance(sampler, (list, tuple, np.ndarray)):
+            return SubsetSampler(sampler, num_samples)
+        if hasattr(sampler, "__iter__"):
+            return _IterSampler(sampler, num_samples)
+        raise TypeError(f"For '{owner}', 'sampler' must be a Sampler, a list of indices or an "
+                        f"iterable of indices, but got {type(sampler).__name__}")
+    do_shuffle = default_shuffle if shuffle is None else shuffle
+    if num_shards is not None:
+        num_shards = _check_int(owner, "num_shards", num_shards, 1, _INT32_MAX)
+        shard_id = _check_int(owner, "shard_id", shard_id, 0, _INT32_MAX)
+        if shard_id >= num_shards:
+            raise ValueError(f"For '{owner}', 'shard_id' must be less than 'num_shards' "
+                             f"({num_shards}), but got {shard_id}")
+        return DistributedSampler(num_shards, shard_id, do_shuffle, num_samples)
+    if do_shuffle:
+        return RandomSampler(num_samples=num_samples)
+    return SequentialSampler(num_samples=num_samples)
+
+
+class _IterSampler(Sampler):
+    """A plain iterable of indices (a torch-style sampler object) used as a sampler."""
+
+    def __init__(self, iterable, num_samples=None):
+        super().__init__(num_samples)
+        self._iterable = iterable
+
+    def __iter__(self):
+        return iter(self._iterable)
