@@ -10,6 +10,10 @@ from .common.tensor import Tensor, from_numpy, is_tensor, tensor
 from .context import (GRAPH_MODE, PYNATIVE_MODE, get_context, set_context, set_device)
 from . import ops
 from ._autodiff.engine import get_grad, grad, value_and_grad
+from ._autodiff.anomaly import detect_anomaly
+from ._autodiff.recompute import recompute
+from ._autodiff.functional import jacfwd, jacrev, jvp, vjp
+from ._autodiff.batching import vmap
 from . import nn
 
 __version__ = "0.1.0"
@@ -27,3 +31,15 @@ def mutable(input_data, dynamic_len=False):
 
 from . import experimental  # noqa: E402,F401  (torch-style optimizers)
 from . import amp  # noqa: E402,F401
+from . import dataset  # noqa: E402,F401
+from . import train  # noqa: E402,F401
+from .train import (  # noqa: E402,F401  (Model, callbacks, metrics, as MindSpore re-exports)
+    F1, MAE, MSE, Accuracy, Callback, CheckpointConfig, ConfusionMatrix, DynamicLossScaleManager,
+    EarlyStopping, Fbeta, FixedLossScaleManager, History, LambdaCallback, LearningRateScheduler,
+    Loss, LossMonitor, LossScaleManager, Metric, Model, ModelCheckpoint, Perplexity, Precision,
+    Recall, ReduceLROnPlateau, RunContext, TimeMonitor, Top1CategoricalAccuracy,
+    Top5CategoricalAccuracy, TopKCategoricalAccuracy, build_train_network, get_metric_fn, names,
+    rearrange_inputs)
+from .train.serialization import (  # noqa: E402,F401  (checkpoints)
+    async_ckpt_thread_status, ckpt_to_safetensors, load_checkpoint, load_checkpoint_async,
+    load_param_into_net, safetensors_to_ckpt, save_checkpoint)

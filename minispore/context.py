@@ -27,13 +27,17 @@ _PASSIVE_KEYS = {
 }
 
 _lock = threading.Lock()
-_context = {"mode": PYNATIVE_MODE, "device_target": "CPU", "device_id": 0}
+_context = {"mode": PYNATIVE_MODE, "device_target": "CPU", "device_id": 0,
+            "detect_anomaly": False}
 
 
 def set_context(**kwargs):
     """Set context keys: `mode` (PYNATIVE_MODE or GRAPH_MODE; both run eagerly here),
-    `device_target` ('CPU', 'GPU' or 'Ascend'; computation always runs on the CPU), and the other
-    keys MindSpore accepts, which are recorded. Unknown keys raise ValueError."""
+    `device_target` ('CPU', 'GPU' or 'Ascend'; computation always runs on the CPU),
+    `detect_anomaly` (minispore's own key, default False: the first primitive whose forward or
+    backward turns finite values into NaN or infinity raises a RuntimeError naming it and the
+    pass; costs nothing while off), and the other keys MindSpore accepts, which are recorded.
+    Unknown keys raise ValueError."""
     for key, value in kwargs.items():
         if key == "mode":
             if value not in (GRAPH_MODE, PYNATIVE_MODE):
@@ -43,10 +47,17 @@ def set_context(**kwargs):
             if value not in _DEVICE_TARGETS:
                 raise ValueError(f"For 'set_context', 'device_target' must be one of "
                                  f"{_DEVICE_TARGETS}, but got {value!r}")
+        elif key == "detect_anomaly":
+            if not isinstance(value, bool):
+                raise TypeError(f"For 'set_context', 'detect_anomaly' must be a bool, but got "
+                                f"{type(value).__name__}")
         elif key not in _PASSIVE_KEYS:
             raise ValueError(f"For 'set_context', unknown key {key!r}")
     with _lock:
         _context.update(kwargs)
+    if "detect_anomaly" in kwargs:
+        from ._autodiff import anomaly
+        anomaly.set_global(kwargs["detect_anomaly"])
 
 
 def get_context(attr_key):

@@ -2,8 +2,10 @@
 import numpy as np
 
 from ..common.tensor import Tensor
+from . import _undo
 from . import tape as _tape
 from .._quiet import quiet_region
+from .hooks import attach, run_tensor_hooks
 from .tape import _state, wrap
 
 
@@ -26,6 +28,10 @@ def backward(tape, start, roots, nested):
     transform is recording: bprops record their ops and nothing is freed; otherwise each node is
     dropped (with what it saved) as soon as its bprop has run, and gradient buffers that the walk
     allocated itself are accumulated in place.
+
+    Tensor hooks (`tape.hooks`) run on a slot's gradient once it is complete, i.e. when the walk
+    reaches the node that produced the slot; slots produced before `start` (inputs, weights) are
+    left to the caller.
     """
     with quiet_region():
         return _walk(tape, start, roots, nested)
@@ -52,6 +58,7 @@ def _walk(tape, start, roots, nested):
         add(slot, sens)
 
     clock = _tape._clock
+    hooks = tape.hooks or None
     # perf: one- and two-input nodes (nearly all) are unpacked by hand, and a slot's first
     # gradient is stored without a call.
     for i in range(len(nodes) - 1, start - 1, -1):
@@ -61,8 +68,10 @@ def _walk(tape, start, roots, nested):
             if dout is None:
                 continue
             grads[out] = None
+            if hooks is not None and out in hooks:
+                dout = run_tensor_hooks(hooks[out], dout)
         else:
-            dout = _gather_multi(grads, out)
+            dout = _gather_multi(grads, out, prim, hooks)
             if dout is None:
                 continue
         if epoch != clock:  # something was written in place since this node ran
@@ -109,26 +118,32 @@ def _walk(tape, start, roots, nested):
     return grads
 
 
-def _gather_multi(grads, out):
-    """The tuple of output gradients of a multi-output node (zeros where only some arrived);
-    None when none did."""
+def _gather_multi(grads, out, prim, hooks):
+    """The tuple of output gradients of a multi-output node (zeros where only some arrived, or
+    None for a primitive that sets `keeps_missing`); None when none did."""
     douts = [grads[s] if s >= 0 else None for s, _, _ in out]
     if all(d is None for d in douts):
         return None
+    zeros = not getattr(prim, "keeps_missing", False)
     for k, (s, shape, dtype) in enumerate(out):
         if s >= 0:
             grads[s] = None
             if douts[k] is None:
-                douts[k] = wrap(np.zeros(shape, dtype))
+                if zeros:
+                    douts[k] = wrap(np.zeros(shape, dtype))
+            elif hooks is not None and s in hooks:
+                douts[k] = run_tensor_hooks(hooks[s], douts[k])
     return tuple(douts)
 
 
 def _check_versions(prim, saved, epoch):
     for k, v in enumerate(saved):
         if isinstance(v, Tensor) and v._version > epoch:
+            name = getattr(v, "name", None)  # a Parameter's name says which one
+            what = f"Parameter '{name}', " if isinstance(name, str) else ""
             raise RuntimeError(
-                f"For '{prim.name}', a tensor needed for its gradient (saved value {k}, shape "
-                f"{v.shape}, dtype {v.dtype}) was modified in place after it was used; "
+                f"For '{prim.name}', a tensor needed for its gradient (saved value {k}: {what}"
+                f"shape {v.shape}, dtype {v.dtype}) was modified in place after it was used; "
                 "the gradient would be wrong. Write to a copy instead.")
 
 
@@ -164,6 +179,9 @@ class _Session:
         else:
             w._tape = tape.token
             w._slot = tape.new_slot()
+        hooks = getattr(t, "_hooks", None)  # hooks registered on the caller's tensor apply here
+        if hooks:
+            attach(tape, w._slot, hooks)
         return w
 
     def track_param(self, p):
@@ -172,6 +190,9 @@ class _Session:
         if slot is None:
             slot = tape.params[id(p)] = tape.new_slot()
             self.added_params.append(p)
+            hooks = getattr(p, "_hooks", None)
+            if hooks:
+                attach(tape, slot, hooks)
         return slot
 
 
@@ -298,7 +319,7 @@ def _differentiate(fn, args, kwargs, positions, weights, has_aux, sens, what):
             if a._data.dtype.kind not in "fc":
                 raise TypeError(f"For '{what}', the argument at grad_position {p} has dtype "
                                 f"{a.dtype}: gradients are defined for floating-point inputs only")
-    with _Session() as s:
+    with _undo.guarded(), _Session() as s:  # a failed call rolls back its in-place writes
         tape = s.tape
         call_args = list(args)
         in_slots = []
@@ -331,15 +352,27 @@ def _differentiate(fn, args, kwargs, positions, weights, has_aux, sens, what):
         nested = s.outer is not None
         if nested:
             grads = backward(tape, start, roots, True)
+            if tape.hooks:
+                _hook_leaves(tape.hooks, grads, in_slots, w_slots)
         else:
             with _tape.pause_recording():  # first-order: bprops run without recording
                 grads = backward(tape, start, roots, False)
+                if tape.hooks:
+                    _hook_leaves(tape.hooks, grads, in_slots, w_slots)
         in_grads = tuple(_result_grad(grads, sl, args[p]._data)
                          for sl, p in zip(in_slots, positions or ()))
         w_grads = tuple(_result_grad(grads, sl, w._data) for sl, w in zip(w_slots, weights or ()))
     if has_aux:
         out = (out[0],) + tuple(_stop(o) for o in out[1:])
     return out, in_grads, w_grads
+
+
+def _hook_leaves(hooks, grads, in_slots, w_slots):
+    """Run the tensor hooks of this transform's inputs and weights, whose gradients are complete
+    once the walk is done."""
+    for slot in dict.fromkeys((*in_slots, *w_slots)):  # a weight listed twice runs once
+        if slot in hooks and grads[slot] is not None:
+            grads[slot] = run_tensor_hooks(hooks[slot], grads[slot])
 
 
 def _structure(in_grads, w_grads, positions, single_pos, weights, single_w, return_ids):

@@ -12,6 +12,7 @@ import threading
 
 import numpy as np
 
+from .._quiet import quiet
 from ..common import dtype as mstype
 from ..common.tensor import Tensor
 
@@ -44,7 +45,7 @@ _active_lock = threading.Lock()
 class Tape:
     """The record of one outermost gradient transform, shared by transforms nested in it."""
 
-    __slots__ = ("token", "nodes", "n_slots", "params", "depth")
+    __slots__ = ("token", "nodes", "n_slots", "params", "depth", "hooks", "__weakref__")
 
     def __init__(self):
         self.token = object()  # what recorded tensors carry: it keeps nothing else alive
@@ -52,6 +53,9 @@ class Tape:
         self.n_slots = 0
         self.params = {}  # id(Parameter) -> slot, for the weights of the active transforms
         self.depth = 0  # transforms currently sharing this tape
+        # slot -> tuple of Tensor.register_hook tables to run on that slot's gradient (the tensors'
+        # own tables, so handle.remove() shows here); empty unless hooks are registered
+        self.hooks = {}
 
     def new_slot(self):
         s = self.n_slots
@@ -158,8 +162,11 @@ def _tracked(out, tape):
 
 _scalar_cache = {}
 _SCALAR_TYPES = (float, int, bool)
+# float16 is left out of the operators' fast paths: its overflow is routine (loss scaling), and
+# `binary` computes without NumPy's RuntimeWarnings.
+_F16 = np.dtype(np.float16)
 _FLOAT_SCALARS = {np.dtype(t): _scalar_cache.setdefault(np.dtype(t), {})
-                  for t in (np.float16, np.float32, np.float64)}
+                  for t in (np.float32, np.float64)}
 
 
 def scalar_array(value, dt):
@@ -274,7 +281,7 @@ def binary(prim, x, y):
         raise TypeError(f"For '{prim.name}', at least one operand must be a Tensor, but got "
                         f"{type(x).__name__} and {type(y).__name__}")
     try:
-        out = prim.forward(a, b)
+        out = quiet(prim.forward, a, b)  # IEEE results (overflow, inf - inf), no warnings
     except ValueError:
         raise _broadcast_error(prim, a, b) from None
     if type(out) is not _ndarray:
@@ -370,7 +377,7 @@ def binary_operator(prim, reflected=False):
                 tape = _state.tape
                 if tape is not None and self._tape is tape.token:
                     return _record_scalar_op(tape, prim, self, other, out, reflected)
-        elif isinstance(other, Tensor) and other._data.dtype is a.dtype:
+        elif isinstance(other, Tensor) and other._data.dtype is a.dtype and a.dtype is not _F16:
             b = other._data
             try:
                 out = fwd(b, a) if reflected else fwd(a, b)
@@ -404,7 +411,7 @@ def apply(prim, args):
     not floating point (indices, masks) are never tracked.
     """
     arrays = [a._data if isinstance(a, Tensor) else a for a in args]
-    out = prim.forward(*arrays)
+    out = quiet(prim.forward, *arrays)  # IEEE results without NumPy's RuntimeWarnings
     if type(out) is tuple:
         out = tuple([o if type(o) is _ndarray else _asarray(o) for o in out])
     elif type(out) is not _ndarray:

@@ -3,6 +3,7 @@ import itertools
 
 import numpy as np
 
+from .._autodiff import _undo
 from .._autodiff.tape import _state, bump_version
 from .tensor import Tensor, _to_array
 
@@ -92,14 +93,20 @@ class Parameter(Tensor):
         else:
             raise TypeError(f"For 'Parameter.set_data', 'data' must be a Tensor, NumPy array or "
                             f"number, but got {type(data).__name__}")
-        self._data = arr.astype(self._data.dtype)  # always a copy: no aliasing with `data`
+        arr = arr.astype(self._data.dtype)  # always a copy: no aliasing with `data`
+        _undo.record(self, in_place=False)
+        self._data = arr
         bump_version(self)
         return self
 
     def assign_value(self, value):
         """Write `value` into this parameter (same shape), in place."""
         arr = value._data if isinstance(value, Tensor) else np.asarray(value)
-        if np.broadcast_shapes(arr.shape, self._data.shape) != self._data.shape:
+        try:
+            fits = np.broadcast_shapes(arr.shape, self._data.shape) == self._data.shape
+        except ValueError:
+            fits = False
+        if not fits:
             raise ValueError(f"For 'Parameter.assign_value', the value's shape {arr.shape} does "
                              f"not match the parameter's shape {self._data.shape}")
         self._write(arr)
@@ -107,6 +114,7 @@ class Parameter(Tensor):
 
     def _write(self, arr):
         """In-place write of an array of this parameter's shape (optimizers, loaders)."""
+        _undo.record(self)
         if not self._data.flags.writeable:
             self._data = self._data.copy()
         np.copyto(self._data, arr, casting="unsafe")

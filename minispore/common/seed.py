@@ -56,3 +56,24 @@ def on_seed(fn):
     with _lock:
         _listeners.append(fn)
     return fn
+
+
+def _streams_state():
+    """Every framework stream as it is now, to replay the same draws later (recompute)."""
+    with _lock:
+        return (_seed, _global, _global.bit_generator.state,
+                {k: (g, g.bit_generator.state) for k, g in _by_op_seed.items()})
+
+
+def _set_streams_state(state):
+    """Put every framework stream back to a `_streams_state()` snapshot."""
+    global _seed, _global
+    seed, gen, gen_state, by_op_seed = state
+    with _lock:
+        _seed = seed
+        gen.bit_generator.state = gen_state
+        _global = gen
+        _by_op_seed.clear()
+        for k, (g, s) in by_op_seed.items():
+            g.bit_generator.state = s
+            _by_op_seed[k] = g

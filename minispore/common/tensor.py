@@ -34,8 +34,9 @@ class Tensor:
 
     # _tape/_slot: the token of the tape that recorded this value and its slot there (_tape is
     # None for constants); _version: the write clock's reading at this tensor's last in-place
-    # write (0 if never written). Never the tape itself, never parent tensors.
-    __slots__ = ("_data", "_tape", "_slot", "_version", "__weakref__")
+    # write (0 if never written). Never the tape itself, never parent tensors. _hooks: the
+    # register_hook table, set only on tensors that have had a hook (read with getattr).
+    __slots__ = ("_data", "_tape", "_slot", "_version", "_hooks", "__weakref__")
     __array_ufunc__ = None  # NumPy operands defer to Tensor's reflected operators
 
     def __init__(self, input_data=None, dtype=None, shape=None, init=None, const_arg=False):
@@ -190,6 +191,23 @@ class Tensor:
         a = self._data
         head = f"Tensor(shape={list(a.shape)}, dtype={self.dtype}, value="
         return f"{head}{chr(10) if a.ndim > 1 else ' '}{_repr_value(a)})"
+
+    def register_hook(self, hook):
+        """Call `hook(grad)` with this tensor's gradient in every backward pass that reaches it,
+        once the gradient is complete (summed over every use) and before it flows on. A Tensor
+        returned replaces the gradient (same shape; cast to its dtype), None keeps it.
+
+        A hook registered outside a gradient function applies to every later gradient through
+        this tensor; one registered inside on an argument or intermediate applies to that call.
+        Returns a handle whose `remove()` unregisters the hook.
+
+        Raises:
+            TypeError: `hook` is not callable, or (in backward) returns neither a Tensor nor
+                None.
+            ValueError: (in backward) the returned Tensor has another shape.
+        """
+        from .._autodiff.hooks import register_tensor_hook
+        return register_tensor_hook(self, hook)
 
     def __reduce__(self):
         return (Tensor, (self._data,))

@@ -3,6 +3,11 @@ from collections import OrderedDict
 
 import numpy as np
 
+from .._autodiff import _undo
+from .._autodiff import hooks as _hooks
+from .._autodiff.custom import call_with_bprop
+from .._autodiff.recompute import run_recomputed
+from .._autodiff.tape import recording
 from ..common.parameter import Parameter, ParameterTuple
 from ..common.tensor import Tensor
 
@@ -25,7 +30,20 @@ class Cell:
         flags (dict): extra attributes, set on the cell.
 
     Cells start in eval mode (`training` is False): call `set_train()` to train.
+
+    A subclass may define `bprop(self, *inputs, out, dout)` to replace autodiff for the whole
+    `construct`: the call becomes one node whose backward returns `bprop(...)`, one gradient per
+    positional input; parameters used inside get zero gradients (as in MindSpore).
     """
+
+    # True while __call__ may go straight to construct (no hooks, bprop, recompute, to_float);
+    # a class attribute so that cells that skip Cell.__init__ still have it.
+    _fast = True
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if callable(getattr(cls, "bprop", None)):
+            cls._fast = False
 
     def __init__(self, auto_prefix=True, flags=None):
         d = self.__dict__
@@ -267,6 +285,7 @@ class Cell:
                              f"but got {dst_type!r}")
         for _, c in self.cells_and_names():
             c.__dict__["_compute_dtype"] = dst_type
+            c._refresh_call_path()
         return self
 
     def to(self, dtype):
@@ -310,9 +329,109 @@ class Cell:
             if type(a) is np.ndarray:
                 raise TypeError(f"For '{type(self).__name__}', inputs must be Tensors, but got "
                                 "a NumPy array: wrap it with Tensor(...)")
-        if self._compute_dtype is None:  # perf: the common case goes straight to construct
+        if _undo._log.entries is None:  # the outermost call: a failure rolls back its writes
+            return self._guarded_call(args, kwargs)
+        if self._fast:  # perf: the common case goes straight to construct
             return self.construct(*args, **kwargs)
-        return self.construct(*self.cast_inputs(args, self._compute_dtype), **kwargs)
+        return self._call_slow(args, kwargs)
+
+    def _guarded_call(self, args, kwargs):
+        with _undo.guarded():  # in-place writes (BatchNorm statistics) undone if this raises
+            if self._fast:
+                return self.construct(*args, **kwargs)
+            return self._call_slow(args, kwargs)
+
+    def _call_slow(self, args, kwargs):
+        """A call with forward/backward hooks, a custom bprop, recompute or to_float."""
+        hooks = self.__dict__.get("_cell_hooks")
+        if hooks is not None and hooks.forward_pre:
+            args, kwargs = _hooks.run_forward_pre_hooks(self, hooks.forward_pre, args, kwargs)
+        tape = recording() if hooks is not None and (hooks.backward or hooks.backward_pre) \
+            else None
+        if tape is not None:
+            state, args = _hooks.wrap_inputs(self, hooks, tape, args)
+        try:
+            out = self._run_construct(args, kwargs)
+        except BaseException:
+            if hooks is not None and hooks.forward:
+                _hooks.run_forward_hooks(self, hooks.forward, args, kwargs, None, failed=True)
+            raise
+        if hooks is not None and hooks.forward:
+            out = _hooks.run_forward_hooks(self, hooks.forward, args, kwargs, out)
+        if tape is not None:
+            out = _hooks.wrap_outputs(state, tape, out)
+        return out
+
+    def _run_construct(self, args, kwargs):
+        if self._compute_dtype is not None:
+            args = self.cast_inputs(args, self._compute_dtype)
+        if callable(getattr(type(self), "bprop", None)):
+            return call_with_bprop(self, self.construct, args, kwargs)
+        if self.__dict__.get("_recompute"):
+            return run_recomputed(self.construct, args, kwargs)
+        return self.construct(*args, **kwargs)
+
+    def _refresh_call_path(self):
+        d = self.__dict__
+        d["_fast"] = (type(self)._fast and d.get("_compute_dtype") is None and
+                      not d.get("_recompute") and not d.get("_cell_hooks"))
+
+    # ---- hooks and recompute -------------------------------------------------------------------
+    def _hook_tables(self):
+        hooks = self.__dict__.get("_cell_hooks")
+        if hooks is None:
+            hooks = self.__dict__["_cell_hooks"] = _hooks.CellHooks()
+        return hooks
+
+    def _add_hook(self, table, entry, prepend=False):
+        _hooks._check_callable(entry[0])
+        key = table.add(entry, prepend)
+        self._refresh_call_path()
+        return _hooks.HookHandle(table, key, self)
+
+    def register_forward_pre_hook(self, hook_fn, *, prepend=False, with_kwargs=False):
+        """Call `hook_fn(cell, inputs)` before each `construct`; a non-None result replaces the
+        positional inputs (a non-tuple result becomes a 1-tuple). With `with_kwargs=True` it is
+        `hook_fn(cell, args, kwargs)` returning None or `(args, kwargs)`. `prepend` puts it
+        before the hooks already registered. Returns a handle whose `remove()` unregisters it.
+        """
+        return self._add_hook(self._hook_tables().forward_pre, (hook_fn, with_kwargs, False),
+                              prepend)
+
+    def register_forward_hook(self, hook_fn, *, prepend=False, with_kwargs=False,
+                              always_call=False):
+        """Call `hook_fn(cell, inputs, output)` after each `construct` (`hook_fn(cell, args,
+        kwargs, output)` with `with_kwargs=True`); a non-None result replaces the output. With
+        `always_call=True` it also runs, with output None, when construct raised. Returns a
+        handle whose `remove()` unregisters it."""
+        return self._add_hook(self._hook_tables().forward, (hook_fn, with_kwargs, always_call),
+                              prepend)
+
+    def register_backward_pre_hook(self, hook_fn):
+        """Call `hook_fn(cell, grad_output)` when the gradients of this cell's outputs are known
+        in a backward pass (`grad_output`: a tuple, one entry per output, None where no
+        gradient arrived); a non-None tuple replaces them. Returns a handle with `remove()`."""
+        return self._add_hook(self._hook_tables().backward_pre, (hook_fn, False, False))
+
+    def register_backward_hook(self, hook_fn):
+        """Call `hook_fn(cell, grad_input, grad_output)` once per call of this cell in a backward
+        pass, when the gradients of its inputs are known. `grad_input` has one entry per
+        positional Tensor input (None for inputs that need no gradient), `grad_output` one per
+        output; a non-None tuple returned replaces `grad_input`. Returns a handle whose
+        `remove()` unregisters it.
+
+        Unlike MindSpore, which differentiates every input of the cell, inputs that the running
+        transform does not differentiate get None.
+        """
+        return self._add_hook(self._hook_tables().backward, (hook_fn, False, False))
+
+    def recompute(self, *, use_reentrant=True, output_recompute=False, early_stop=True,
+                  context_fn=None, **kwargs):
+        """Recompute this cell in the backward pass instead of keeping its intermediate values
+        (see `minispore.recompute`): values and gradients are unchanged, memory is lower. The
+        keyword options are MindSpore's, accepted for compatibility."""
+        self.__dict__["_recompute"] = True
+        self._refresh_call_path()
 
     # ---- printing ---------------------------------------------------------------------------
     def extend_repr(self):

@@ -4,12 +4,16 @@ from . import function, operations
 from . import function as functional
 from . import _tensor_methods  # noqa: F401  (binds Tensor operators and methods)
 from .composite import GradOperation
+from .custom import Custom
 from .function import *  # noqa: F401,F403
 from .operations import *  # noqa: F401,F403
 from .operations import Assign
 from .primitive import PRIMITIVES, Primitive, PrimitiveWithCheck, PrimitiveWithInfer, \
     prim_attr_register
 from . import composite
+from .._autodiff.engine import get_grad, grad, value_and_grad
+from .._autodiff.functional import hvp, jacfwd, jacrev, jvp, linearize, vjp
+from .._autodiff.batching import vmap
 
 
 def depend(value, expr):

@@ -3,6 +3,7 @@ import numbers
 
 import numpy as np
 
+from .._autodiff import _undo
 from .._autodiff.tape import _state, apply, binary, binary_operator, bump_version, call1
 from ..common import dtype as mstype
 from ..common.parameter import Parameter
@@ -176,14 +177,17 @@ def __setitem__(self, index, value):
                                    "differentiated and cannot be written in place")
             v = M.cast(value, self._data.dtype) if isinstance(value, Tensor) else value
             out = apply(A._SETITEM, (self, index, v))
+            _undo.record(self, in_place=False)
             self._data, self._tape, self._slot = out._data, out._tape, out._slot
             bump_version(self)
             return
     # In place. Under a transform, write to a fresh copy: the old buffer may be a view shared
     # with values saved for backward.
     arr = self._data
-    if tape is not None or not arr.flags.writeable:
+    copied = tape is not None or not arr.flags.writeable
+    if copied:
         arr = arr.copy()
+    _undo.record(self, in_place=not copied)
     src = value._data if isinstance(value, Tensor) else value
     try:
         try:
@@ -201,6 +205,35 @@ def __setitem__(self, index, value):
                          f"{e}") from None
     self._data = arr
     bump_version(self)
+
+
+# ---- NumPy views ------------------------------------------------------------------------------------
+# Outside gradient transforms the array shares memory with the tensor, as MindSpore's does. While
+# this thread runs a transform it is a read-only view: a write through it would change a value
+# saved for backward without the version counter seeing it, so it fails instead ("assignment
+# destination is read-only").
+
+def _shared_array(a):
+    if _state.tape is not None:
+        a = a.view()
+        a.flags.writeable = False
+        return a
+    return a if a.flags.writeable else a.copy()
+
+
+def asnumpy(self):
+    """The value as a NumPy array of the same dtype, sharing memory (read-only while a gradient
+    transform runs in this thread)."""
+    return _shared_array(self._data)
+
+
+def __array__(self, dtype=None, copy=None):
+    a = self._data
+    if dtype is not None and a.dtype != np.dtype(dtype):
+        return a.astype(dtype)
+    if copy:
+        return a.copy()
+    return a if _state.tape is None else _shared_array(a)
 
 
 # ---- methods ---------------------------------------------------------------------------------------
@@ -497,6 +530,7 @@ def _write_back(self, out, what):
         if isinstance(self, Parameter):
             raise RuntimeError(f"For 'Tensor.{what}', Parameter '{self.name}' is being "
                                "differentiated and cannot be written in place")
+        _undo.record(self, in_place=False)
         self._data, self._tape, self._slot = M.cast(out, self._data.dtype)._data, out._tape, \
             out._slot
     else:
@@ -504,7 +538,9 @@ def _write_back(self, out, what):
         if arr.shape != self._data.shape:
             raise ValueError(f"For 'Tensor.{what}', the result's shape {arr.shape} differs from "
                              f"the tensor's shape {self._data.shape}")
-        if tape is None and self._data.flags.writeable:
+        in_place = tape is None and self._data.flags.writeable
+        _undo.record(self, in_place)
+        if in_place:
             np.copyto(self._data, arr)
         else:  # under a transform the old buffer may be shared with saved values: replace it
             self._data = arr.copy() if arr is out._data and arr.base is not None else arr
@@ -557,7 +593,7 @@ _METHODS = {
     "isinf": F.isinf, "isfinite": F.isfinite, "logical_not": F.logical_not,
     "add_": _inplace(F.add), "sub_": _inplace(F.sub), "mul_": _inplace(F.mul),
     "div_": _inplace(F.div), "fill_": _fill_, "zero_": _zero_, "copy_": _copy_,
-    "assign_value": assign_value,
+    "assign_value": assign_value, "asnumpy": asnumpy,
 }
 
 

@@ -3,13 +3,28 @@ PRIMITIVES, the registry that the autodiff engine and the gradient tests both re
 import functools
 import inspect
 
+from .._autodiff.custom import user_grads
 from .._autodiff.tape import apply, binary, call1
 from ..common.tensor import Tensor
 
 __all__ = ["Primitive", "PrimitiveWithInfer", "PrimitiveWithCheck", "prim_attr_register",
-           "register", "PRIMITIVES"]
+           "register", "PRIMITIVES", "bprop_getters"]
 
 PRIMITIVES = {}  # name -> Primitive subclass
+
+
+# The savers of a primitive without `saves` of its own (user subclasses, `bprop_getters`
+# registrations): every input and the output, what a bprop(*inputs, out, dout) reads.
+def _save_all(args, out):
+    return (*args, out)
+
+
+def _save_all1(x, out):
+    return (x, out)
+
+
+def _save_all2(x, y, out):
+    return (x, y, out)
 
 
 class Primitive:
@@ -31,8 +46,11 @@ class Primitive:
     # True when bprop may return gradients of the broadcast shape or promoted dtype of the
     # inputs: the tape then records each input's shape and dtype for the engine to fit them back.
     broadcasts = False
-    # Set by `register` from `saves`: functions building the saved tuple for each call path.
-    _save1 = _save2 = save = None
+    # Functions building the saved tuple for each call path: set by `register` from `saves`;
+    # unregistered subclasses save every input and the output.
+    save = staticmethod(_save_all)
+    _save1 = staticmethod(_save_all1)
+    _save2 = staticmethod(_save_all2)
 
     def __init__(self, name=None):
         if name is not None:
@@ -66,7 +84,15 @@ class Primitive:
         raise NotImplementedError(f"primitive '{self.name}' has no forward")
 
     def bprop(self, saved, dout, needs):
-        raise RuntimeError(f"For '{self.name}', no gradient is defined")
+        """The rule registered with `bprop_getters` (saved: every input, then the output)."""
+        getter = bprop_getters.find(self)
+        if getter is None:
+            raise RuntimeError(f"For '{self.name}', no gradient is defined")
+        made = self.__dict__.get("_bprop_fn")
+        if made is None or made[0] is not getter:  # the getter runs once per instance
+            made = self.__dict__["_bprop_fn"] = (getter, getter(self))
+        inputs, out = saved[:-1], saved[-1]
+        return user_grads(self.name, made[1](*inputs, out, dout), inputs, needs)
 
     def __repr__(self):
         attrs = ", ".join(f"{k}={v}" for k, v in self.attrs.items())
@@ -74,6 +100,51 @@ class Primitive:
 
 
 PrimitiveWithInfer = PrimitiveWithCheck = Primitive
+
+
+class BpropRegistry(dict):
+    """MindSpore's `bprop_getters` (importable from `minispore.ops._grad_experimental.grad_base`
+    and `minispore.ops._grad.grad_base`, as from MindSpore's).
+
+    `@bprop_getters.register(MyPrim)` on `get_bprop(self)`: the getter gets a primitive instance
+    (once per instance) and returns `bprop(*inputs, out, dout)`, which returns one gradient per
+    input (None or zeros for non-differentiable ones). The rule then replaces any rule the class
+    had; written with minispore ops it is differentiable again. A primitive class or its name.
+    """
+
+    def register(self, prim):
+        def deco(getter):
+            if not callable(getter):
+                raise TypeError(f"For 'bprop_getters.register', the getter must be callable, "
+                                f"but got {type(getter).__name__}")
+            if isinstance(prim, str):
+                self[prim] = getter
+                cls = PRIMITIVES.get(prim)
+            elif isinstance(prim, type) and issubclass(prim, Primitive):
+                self[prim] = self[prim.__name__] = getter
+                cls = prim
+            else:
+                raise TypeError(f"For 'bprop_getters.register', 'prim' must be a Primitive "
+                                f"subclass or its name, but got {prim!r}")
+            if cls is not None:  # its own rule and savers give way to the getter's
+                cls.bprop = Primitive.bprop
+                cls.save = staticmethod(_save_all)
+                cls._save1 = staticmethod(_save_all1)
+                cls._save2 = staticmethod(_save_all2)
+                cls.differentiable = True
+            return getter
+        return deco
+
+    def find(self, prim):
+        """The getter for primitive instance `prim` (by class, its bases, then its name)."""
+        for klass in type(prim).__mro__:
+            getter = self.get(klass)
+            if getter is not None:
+                return getter
+        return self.get(type(prim).__name__)
+
+
+bprop_getters = BpropRegistry()
 
 
 def shared(cls, *args, **kwargs):
@@ -170,7 +241,7 @@ def _make_savers(cls):
     # every recorded call, and a generic loop over `saves` costs several times a tuple display.
     inputs = cls.inputs if cls.inputs != "*" else ()
     if cls.inputs == "*":
-        if cls.saves and cls.save is None:
+        if cls.saves and cls.save is _save_all:
             raise TypeError(f"{cls.__name__}: variadic primitives define their own save()")
         items = ()
     else:

@@ -352,8 +352,6 @@ def test_in_place_methods_inside_a_differentiated_function():
     np.testing.assert_allclose(_np(ms.grad(f)(x)), 4 * _np(x))
 
 
-@pytest.mark.xfail(strict=True, reason="needs a hook primitive in ops/operations (identity forward,"
-                                       " bprop returning fn(dout)) for Tensor.register_hook")
 def test_register_hook_replaces_the_gradient():
     def f(x):
         y = x * 2

@@ -39,7 +39,7 @@ class Embedding(Cell):
         self.padding_idx = padding_idx
         table = initializer(embedding_table, (vocab_size, embedding_size), mstype.float32)
         if padding_idx is not None:
-            arr = table.asnumpy()
+            arr = table.asnumpy().copy()
             arr[padding_idx] = 0
             table = Tensor(arr)
         self.embedding_table = Parameter(table, name="embedding_table")

@@ -63,8 +63,8 @@ class _BatchNorm(Cell):
             else self.use_batch_statistics
         if batch_stats:
             y, mean, var = apply(Nn.BatchNormTraining(self.eps), (x, gamma, beta))
-            if self.training:
-                m = x.size // x.shape[1]
+            m = x.size // x.shape[1]
+            if self.training and m:  # an empty batch has no statistics: moving ones unchanged
                 _momentum_write(self.moving_mean, mean._data, self.momentum)
                 _momentum_write(self.moving_variance, var._data * (m / max(m - 1, 1)),
                                 self.momentum)
@@ -177,7 +177,7 @@ class _InstanceNorm(Cell):
         if x.ndim != self._rank or x.shape[1] != self.num_features:
             raise ValueError(f"For '{cls}', the input must be {self._rank}-D with "
                              f"{self.num_features} channels, but got shape {x.shape}")
-        if self.training:  # running averages of the per-instance statistics
+        if self.training and x.size:  # running averages of the per-instance statistics
             axes = tuple(range(2, x.ndim))
             mean = x._data.mean(axis=axes).mean(axis=0)
             var = x._data.var(axis=axes, ddof=1).mean(axis=0) if np.prod(x.shape[2:]) > 1 \

@@ -364,10 +364,11 @@ def batch_norm(input_x, running_mean, running_var, weight, bias, training=False,
             raise ValueError(f"For 'batch_norm', '{name}' must have shape ({c},), got {t.shape}")
     if training:
         y, mean, var = apply(Nn.BatchNormTraining(eps), (input_x, weight, bias))
-        m = input_x.size // c
-        unbiased = var._data * (m / max(m - 1, 1))
-        _blend(running_mean, mean._data, momentum)
-        _blend(running_var, unbiased, momentum)
+        m = input_x.size // c if c else 0
+        if m:  # an empty batch has no statistics: the running ones stay
+            unbiased = var._data * (m / max(m - 1, 1))
+            _blend(running_mean, mean._data, momentum)
+            _blend(running_var, unbiased, momentum)
         return y
     cs = (1, c) + (1,) * (input_x.ndim - 2)
     scale = weight * M.rsqrt(running_var + eps)
@@ -377,10 +378,12 @@ def batch_norm(input_x, running_mean, running_var, weight, bias, training=False,
 def _blend(running, batch, momentum):
     """running <- (1 - momentum) * running + momentum * batch, in place (a version bump)."""
     new = running._data * (1 - momentum) + batch.astype(running._data.dtype) * momentum
+    from ..._autodiff import _undo
     from ..._autodiff.tape import bump_version
     if isinstance(running, Tensor) and hasattr(running, "_write"):
         running._write(new)
     else:
+        _undo.record(running)
         np.copyto(running._data, new)
         bump_version(running)
 
@@ -407,7 +410,8 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     if not isinstance(num_groups, int) or num_groups <= 0 or c % num_groups:
         raise ValueError(f"For 'group_norm', 'num_groups' must divide the {c} channels, got "
                          f"{num_groups!r}")
-    grouped = A.reshape(input, (n, num_groups, -1))
+    per_group = (c // num_groups) * math.prod(input.shape[2:])  # not -1: ambiguous for n = 0
+    grouped = A.reshape(input, (n, num_groups, per_group))
     dt = input._data.dtype
     k = grouped.shape[2]
     normed = Nn.layer_norm(grouped, wrap(np.ones((k,), dt)), wrap(np.zeros((k,), dt)), 2, 2, eps)

@@ -471,6 +471,10 @@ class Pad(Primitive):
     saves = ("paddings",)
 
     def forward(self, x, paddings, value):
+        for i, (b, a) in enumerate(paddings):
+            if x.shape[i] + min(b, 0) + min(a, 0) < 0:
+                raise ValueError(f"For 'Pad', the paddings ({b}, {a}) crop more than the "
+                                 f"size {x.shape[i]} of axis {i} of shape {x.shape}")
         crop = tuple(slice(max(-b, 0), x.shape[i] - max(-a, 0) if a < 0 else None)
                      for i, (b, a) in enumerate(paddings))
         pos = tuple((max(b, 0), max(a, 0)) for b, a in paddings)

@@ -403,7 +403,10 @@ class Square(Unary):
     """x * x.  dx = 2 * dout * x."""
 
     saves = ("x",)
-    forward = staticmethod(np.square)
+
+    @staticmethod
+    def forward(x):
+        return quiet(np.square, x)  # overflow (routine in float16) without NumPy's warning
 
     def bprop(self, saved, dout, needs):
         return (dout * (saved[0] * 2),)
@@ -910,7 +913,8 @@ def _move_to_end(a, axes):
     rest = [i for i in range(nd) if i not in axes]
     perm = rest + list(axes)
     moved = np.transpose(a, perm)
-    return moved.reshape(moved.shape[:len(rest)] + (-1,)), perm, moved.shape
+    n = math.prod(moved.shape[len(rest):])  # not -1: ambiguous when the other axes are empty
+    return moved.reshape(moved.shape[:len(rest)] + (n,)), perm, moved.shape
 
 
 @register
@@ -996,8 +1000,9 @@ class _ArgExtremeWithValue(Primitive):
 
     def forward(self, x):
         axis = normalize_axis(self.axis, max(x.ndim, 1), self.name) if x.ndim else None
-        if x.size == 0:
-            raise ValueError(f"For '{self.name}', the input is empty (shape {x.shape})")
+        if x.size == 0 and (axis is None or x.shape[axis] == 0):
+            raise ValueError(f"For '{self.name}', the input of shape {x.shape} is empty along "
+                             f"axis {self.axis}: the result has no value")
         idx = self._arg(x, axis=axis, keepdims=self.keep_dims).astype(np.int64)
         val = self._val(x, axis=axis, keepdims=self.keep_dims)
         return idx, val
@@ -1030,8 +1035,10 @@ class _ArgExtreme(Primitive):
         self.keep_dims = keep_dims
 
     def forward(self, x):
-        if x.size == 0:
-            raise ValueError(f"For '{self.name}', the input is empty (shape {x.shape})")
+        if x.size == 0 and (self.axis is None or x.ndim == 0 or
+                            x.shape[normalize_axis(self.axis, x.ndim, self.name)] == 0):
+            raise ValueError(f"For '{self.name}', the input of shape {x.shape} is empty along "
+                             f"axis {self.axis}: the result has no value")
         if self.axis is None:
             r = self._arg(x.reshape(-1))
             r = np.asarray(r).reshape((1,) * x.ndim) if self.keep_dims else np.asarray(r)
@@ -1127,7 +1134,8 @@ class ReduceVar(Primitive):
         x = saved[0]
         axes = normalize_axes(self.axis, x.ndim, self.name)
         centered = x - reduce_mean(x, axes, True)
-        scale = 2.0 / (_count(x.shape, axes) - self.ddof)
+        dof = _count(x.shape, axes) - self.ddof
+        scale = 2.0 / dof if dof > 0 else math.inf  # the forward divided by 0 too
         return (_expand_back(dout, x.shape, axes) * centered * scale,)
 
 
@@ -1138,7 +1146,8 @@ def _var(x, axes, ddof, keep_dims):
     mean = np.sum(x, axis=axes, keepdims=True) / np.asarray(n, x.dtype)
     d = x - mean
     ss = np.sum(d * d, axis=axes, keepdims=keep_dims)
-    return ss / np.asarray(n - ddof, x.dtype)
+    # NumPy's convention: with ddof >= n the divisor is 0 (nan or inf, never a negative variance)
+    return ss / np.asarray(max(n - ddof, 0), x.dtype)
 
 
 @register
@@ -1356,7 +1365,10 @@ def select(condition, x, y):
 
 def cast(x, dtype):
     """x cast to a MindSpore or NumPy dtype (no-op when it already has it)."""
-    np_dtype = mstype.to_np(dtype)
+    try:
+        np_dtype = mstype.to_np(dtype)
+    except TypeError as e:
+        raise TypeError(f"For 'Cast', the 'dtype' is not a dtype: {e}") from None
     if x._data.dtype == np_dtype:
         return x
     return apply(_CAST, (x, np_dtype))

@@ -103,6 +103,8 @@ class SoftmaxGrad(Primitive):
 
 
 def _softmax(x, axis):
+    if x.size == 0:  # np.max has no identity; the result is as empty as the input
+        return x.copy()
     m = np.max(x, axis=axis, keepdims=True)
     e = np.exp(x - np.where(np.isfinite(m), m, 0))
     return e / np.sum(e, axis=axis, keepdims=True)
@@ -129,6 +131,8 @@ class LogSoftmax(Primitive):
 
 
 def _log_softmax(x, axis):
+    if x.size == 0:
+        return x.copy()
     m = np.max(x, axis=axis, keepdims=True)
     shifted = x - np.where(np.isfinite(m), m, 0)
     return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
@@ -225,8 +229,8 @@ def _hook_gradient(name, g, like):
 @register
 class InsertGradientOf(Unary):
     """`InsertGradientOf(f)(x)`: identity forward (a copy); the gradient flowing back is
-    replaced by f(dout), a Tensor of x's shape (f built from minispore ops stays
-    differentiable)."""
+    replaced by f(dout), a Tensor of x's shape, or kept when f returns None (as MindSpore does;
+    f built from minispore ops stays differentiable)."""
 
     def __init__(self, f):
         super().__init__()
@@ -239,7 +243,8 @@ class InsertGradientOf(Unary):
         return x.copy()
 
     def bprop(self, saved, dout, needs):
-        return (_hook_gradient(self.name, self.f(dout), dout),)
+        new = self.f(dout)
+        return (dout if new is None else _hook_gradient(self.name, new, dout),)
 
 
 @register
@@ -314,6 +319,9 @@ class GeLU(Unary):
         if x.dtype.kind != "f":
             raise TypeError(f"For 'GeLU', the input must be a floating-point Tensor, got "
                             f"{x.dtype}")
+        return quiet(self._gelu, x)
+
+    def _gelu(self, x):
         if self.approximate == "tanh":
             t, _ = _gelu_tanh_parts(x)
             t += 1

@@ -15,6 +15,14 @@ from . import array_ops as A
 from . import math_ops as M
 
 
+def _mean(a, axes):
+    """a.mean over `axes`, kept as size 1; nan over empty axes (0 / 0) without NumPy's 'Mean of
+    empty slice' warning."""
+    if all(a.shape[i] for i in axes):
+        return a.mean(axis=axes, keepdims=True)
+    return np.full(tuple(1 if i in axes else n for i, n in enumerate(a.shape)), np.nan, a.dtype)
+
+
 def _reference_vjp(prim, saved, cotangents, needs):
     from ..._autodiff.engine import vjp_of
     return vjp_of(prim.reference, saved, cotangents, needs)
@@ -49,9 +57,9 @@ class BatchNormTraining(Primitive):
                              f"of shape (C,), but got {x.shape}, {gamma.shape}, {beta.shape}")
         axes = _bn_axes(x.ndim)
         cs = _channel_shape(x.ndim, x.shape[1])
-        mean = x.mean(axis=axes, keepdims=True)
+        mean = _mean(x, axes)
         centered = x - mean
-        var = np.mean(np.square(centered), axis=axes, keepdims=True)
+        var = _mean(np.square(centered), axes)
         rstd = 1.0 / np.sqrt(var + np.asarray(self.epsilon, x.dtype))
         y = centered * rstd
         y *= gamma.reshape(cs)
@@ -64,7 +72,7 @@ class BatchNormTraining(Primitive):
         dx, dgamma, dbeta = apply(BatchNormGrad(self.epsilon), (dy, x, gamma))
         # The batch statistics are outputs too; they rarely carry a gradient (the layer uses
         # them for the moving averages only), but when they do it is added exactly.
-        if dmean._data.any() or dvar._data.any():
+        if x._data.size and (dmean._data.any() or dvar._data.any()):
             axes = _bn_axes(x.ndim)
             cs = _channel_shape(x.ndim, x.shape[1])
             m = float(np.prod([x.shape[a] for a in axes]))
@@ -107,9 +115,9 @@ class BatchNormGrad(Primitive):
         axes = _bn_axes(x.ndim)
         cs = _channel_shape(x.ndim, x.shape[1])
         m = dy.size // dy.shape[1] if dy.shape[1] else 0
-        mean = x.mean(axis=axes, keepdims=True)
+        mean = _mean(x, axes)
         centered = x - mean
-        var = np.mean(np.square(centered), axis=axes, keepdims=True)
+        var = _mean(np.square(centered), axes)
         rstd = 1.0 / np.sqrt(var + np.asarray(self.epsilon, x.dtype))
         x_hat = centered
         x_hat *= rstd
@@ -118,7 +126,7 @@ class BatchNormGrad(Primitive):
         dx = dy * m
         dx -= sum_dy
         dx -= x_hat * sum_dy_xhat
-        dx *= gamma.reshape(cs) * rstd / m
+        dx *= quiet(np.divide, gamma.reshape(cs) * rstd, m)  # m = 0: an empty batch, dx empty
         return dx, sum_dy_xhat.reshape(-1), sum_dy.reshape(-1)
 
     def bprop(self, saved, cotangents, needs):
@@ -169,9 +177,9 @@ class LayerNorm(Primitive):
         if beta.shape != gamma.shape:
             raise ValueError(f"For 'LayerNorm', beta's shape {beta.shape} differs from gamma's "
                              f"{gamma.shape}")
-        mean = x.mean(axis=axes, keepdims=True)
+        mean = _mean(x, axes)
         y = x - mean
-        var = np.mean(np.square(y), axis=axes, keepdims=True)
+        var = _mean(np.square(y), axes)
         y *= quiet(np.reciprocal, np.sqrt(var + np.asarray(self.epsilon, x.dtype)))
         y *= gamma
         y += beta
@@ -182,7 +190,8 @@ class LayerNorm(Primitive):
         dy, dmean, dvar = dout
         grad = LayerNormGrad(self.begin_norm_axis, self.begin_params_axis, self.epsilon)
         dx, dgamma, dbeta = apply(grad, (dy, x, gamma))
-        if dmean._data.any() or dvar._data.any():  # the statistics were used: add them exactly
+        if x._data.size and (dmean._data.any() or dvar._data.any()):
+            # the statistics were used: add their gradients exactly
             axes = _ln_axes(x.ndim, self.begin_norm_axis)
             n = float(np.prod([x.shape[a] for a in axes]))
             centered = x - M.reduce_mean(x, axes, True)
@@ -235,16 +244,16 @@ class LayerNormGrad(Primitive):
         p = self.begin_params_axis % x.ndim
         lead = tuple(range(p))
         n = int(np.prod([x.shape[a] for a in axes]))
-        mean = x.mean(axis=axes, keepdims=True)
+        mean = _mean(x, axes)
         x_hat = x - mean
-        var = np.mean(np.square(x_hat), axis=axes, keepdims=True)
+        var = _mean(np.square(x_hat), axes)
         rstd = quiet(np.reciprocal, np.sqrt(var + np.asarray(self.epsilon, x.dtype)))
         x_hat *= rstd
         g = dy * gamma
         dx = g * n
         dx -= g.sum(axis=axes, keepdims=True)
         dx -= x_hat * np.sum(g * x_hat, axis=axes, keepdims=True)
-        dx *= rstd / n
+        dx *= quiet(np.divide, rstd, n)  # n = 0: empty normalised axes, dx empty
         dyx = dy * x_hat
         dgamma = dyx.sum(axis=lead) if lead else dyx
         dbeta = dy.sum(axis=lead) if lead else dy.copy()

@@ -1,0 +1,1 @@
+"""MindSpore's import path for Python backward rules: `ops._grad_experimental.grad_base`."""

@@ -1,0 +1,142 @@
+"""`ops.Custom`: a user operator from a Python (NumPy) function, with an optional Python bprop."""
+import numpy as np
+
+from .._autodiff.custom import user_grads
+from .._autodiff.tape import apply
+from ..common import dtype as mstype
+from .primitive import Primitive
+
+__all__ = ["Custom"]
+
+# MindSpore's func_type values; only "pyfunc" runs without a device compiler.
+_FUNC_TYPES = ("hybrid", "akg", "tbe", "aicpu", "aot", "pyfunc")
+
+
+class Custom(Primitive):
+    """`Custom(func, out_shape=None, out_dtype=None, func_type="pyfunc", bprop=None,
+    reg_info=None)`: an operator running `func` on the NumPy arrays of its inputs.
+
+    Args:
+        func (callable): the forward, NumPy arrays in, an array (or a tuple of arrays) out.
+        out_shape: the output shape (a tuple of ints; a tuple of shapes for several outputs), or
+            a callable taking the input shapes and returning it. None: not checked.
+        out_dtype: the output dtype (a tuple of dtypes for several outputs), or a callable taking
+            the input dtypes. The result is cast to it. None: as `func` returns it.
+        func_type (str): only "pyfunc" is supported; MindSpore's other kinds ("hybrid", "akg",
+            "tbe", "aicpu", "aot") compile device kernels, which minispore cannot.
+        bprop (callable): `bprop(*inputs, out, dout)` returning one gradient per input, written
+            with minispore ops (then it is differentiable again). Without it, differentiating
+            the operator raises RuntimeError in the backward pass, as in MindSpore.
+        reg_info: kernel registration info; accepted and ignored.
+
+    Raises:
+        ValueError: an unknown or unsupported `func_type` (MindSpore raises ValueError for an
+            unknown one and fails at compile time for the others); at call time, an output of
+            another shape than `out_shape`.
+        TypeError: `func` or `bprop` not callable, a malformed `out_shape` or `out_dtype`.
+
+    Example:
+        >>> double = ops.Custom(lambda x: x * 2, out_shape=lambda s: s, out_dtype=lambda d: d,
+        ...                     bprop=lambda x, out, dout: (dout * 2,))
+    """
+
+    inputs = "*"
+
+    def __init__(self, func, out_shape=None, out_dtype=None, func_type="pyfunc", bprop=None,
+                 reg_info=None):
+        super().__init__()
+        if not isinstance(func_type, str) or func_type not in _FUNC_TYPES:
+            raise ValueError(f"For 'Custom', 'func_type' must be one of {list(_FUNC_TYPES)}, but "
+                             f"got {func_type!r}")
+        if func_type != "pyfunc":
+            raise ValueError(f"For 'Custom', func_type {func_type!r} builds a device kernel, "
+                             "which minispore cannot compile: only 'pyfunc' (a NumPy function) "
+                             "is supported")
+        if not callable(func):
+            raise TypeError(f"For 'Custom', 'func' must be callable for func_type 'pyfunc', but "
+                            f"got {type(func).__name__}")
+        if bprop is not None and not callable(bprop):
+            raise TypeError(f"For 'Custom', 'bprop' must be callable or None, but got "
+                            f"{type(bprop).__name__}")
+        self.func_name = getattr(func, "__name__", type(func).__name__)
+        self.func_type = func_type
+        self._func = func
+        self._out_shape = _check_shape_spec(out_shape)
+        self._out_dtype = _check_dtype_spec(out_dtype)
+        self._bprop = bprop
+
+    def __call__(self, *inputs):
+        return apply(self, inputs)
+
+    def forward(self, *arrays):
+        out = self._func(*arrays)
+        shape, dtype = self._out_shape, self._out_dtype
+        if callable(shape):
+            shape = _check_shape_spec(shape(*[tuple(np.shape(a)) for a in arrays]))
+        if callable(dtype):
+            dtype = _check_dtype_spec(dtype(*[mstype.NP_TO_MS.get(np.asarray(a).dtype)
+                                              for a in arrays]))
+        multi = isinstance(out, (tuple, list))
+        outs = list(out) if multi else [out]
+        shapes = _per_output(shape, len(outs), multi, "out_shape", _is_shape)
+        dtypes = _per_output(dtype, len(outs), multi, "out_dtype", lambda d: not isinstance(
+            d, (tuple, list)))
+        for k, (o, s, d) in enumerate(zip(outs, shapes, dtypes)):
+            o = np.asarray(o)
+            if s is not None and o.shape != tuple(s):
+                raise ValueError(f"For 'Custom' ({self.func_name}), output {k} has shape "
+                                 f"{o.shape}, but out_shape says {tuple(s)}")
+            if d is not None:
+                o = o.astype(mstype.to_np(d), copy=False)
+            outs[k] = o
+        return tuple(outs) if multi else outs[0]
+
+    def bprop(self, saved, dout, needs):
+        if self._bprop is None:
+            raise RuntimeError(f"For 'Custom' ({self.func_name}), no bprop was given, so it has "
+                               "no gradient: pass bprop=... to differentiate it")
+        inputs, out = saved[:-1], saved[-1]
+        return user_grads(f"Custom ({self.func_name})", self._bprop(*inputs, out, dout), inputs,
+                          needs)
+
+
+def _is_shape(s):
+    return isinstance(s, (tuple, list)) and all(
+        isinstance(n, (int, np.integer)) and not isinstance(n, bool) for n in s)
+
+
+def _check_shape_spec(spec):
+    if spec is None or callable(spec) or _is_shape(spec):
+        return spec
+    if isinstance(spec, (tuple, list)) and spec and all(_is_shape(s) for s in spec):
+        return spec
+    raise TypeError(f"For 'Custom', 'out_shape' must be a tuple of ints, a tuple of such tuples "
+                    f"or a callable, but got {spec!r}")
+
+
+def _check_dtype_spec(spec):
+    if spec is None or (callable(spec) and not isinstance(spec, (mstype.Type, np.dtype, type))):
+        return spec  # (dtype classes such as np.float32 are callable too)
+    for d in spec if isinstance(spec, (tuple, list)) else (spec,):
+        try:
+            mstype.to_np(d)
+        except TypeError:
+            raise TypeError(f"For 'Custom', 'out_dtype' must be a dtype, a tuple of dtypes or a "
+                            f"callable, but got {spec!r}") from None
+    return spec
+
+
+def _per_output(spec, n, multi, name, is_single):
+    """`spec` (None, one value, or one per output) as a list with one entry per output."""
+    if spec is None:
+        return [None] * n
+    if is_single(spec):
+        if multi:
+            raise ValueError(f"For 'Custom', the function returned {n} outputs but '{name}' "
+                             "describes one")
+        return [spec]
+    if not multi or len(spec) != n:
+        got = n if multi else 1
+        raise ValueError(f"For 'Custom', the function returned {got} output(s) but '{name}' "
+                         f"describes {len(spec)}")
+    return list(spec)

@@ -1,0 +1,11 @@
+"""`minispore.train`: checkpoints (serialization); Model, callbacks and metrics."""
+from .serialization import (async_ckpt_thread_status, ckpt_to_safetensors, load_checkpoint,
+                            load_checkpoint_async, load_param_into_net, safetensors_to_ckpt,
+                            save_checkpoint)
+from . import callback, metrics  # noqa: E402
+from ..amp.loss_scale_manager import (  # noqa: E402,F401
+    DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager)
+from .amp import build_train_network  # noqa: E402
+from .callback import *  # noqa: E402,F401,F403
+from .metrics import *  # noqa: E402,F401,F403
+from .model import Model  # noqa: E402
