@@ -344,9 +344,8 @@ def _differentiate(fn, args, kwargs, positions, weights, has_aux, sens, what):
             _check_output(o, what)
             if sv is None:
                 sv = wrap(np.ones(o._data.shape, o._data.dtype))
-            elif not isinstance(sv, Tensor) or sv._data.shape != o._data.shape:
-                raise ValueError(f"For '{what}', 'sens' must be a Tensor of the output's shape "
-                                 f"{o.shape}, got {getattr(sv, 'shape', type(sv).__name__)}")
+            else:
+                sv = _fit_sens(sv, o, what)
             if o._tape is tape.token:
                 roots.append((o._slot, sv))
         nested = s.outer is not None
@@ -392,6 +391,24 @@ def _structure(in_grads, w_grads, positions, single_pos, weights, single_w, retu
     if positions is None:
         return w_part
     return in_part, w_part
+
+
+def _fit_sens(sens, out, what):
+    """The sensitivity `sens` for output `out`: a Tensor of its shape; a floating-point one of
+    another precision is cast to the output's dtype (a float64 `Tensor(np.ones(...))` for a
+    float32 output is the usual case)."""
+    if not isinstance(sens, Tensor):
+        raise TypeError(f"For '{what}', 'sens' must be a Tensor, but got {type(sens).__name__}")
+    if sens._data.shape != out._data.shape:
+        raise ValueError(f"For '{what}', 'sens' must have the output's shape {out.shape}, but "
+                         f"got {sens.shape}")
+    if sens._data.dtype != out._data.dtype:
+        if sens._data.dtype.kind not in "fc" or out._data.dtype.kind not in "fc":
+            raise TypeError(f"For '{what}', 'sens' must be a floating-point Tensor like the "
+                            f"output ({out.dtype}), but got {sens.dtype}")
+        from ..ops.operations.math_ops import cast
+        sens = cast(sens, out._data.dtype)
+    return sens
 
 
 def _split_sens(args, sens_param, what):

@@ -329,17 +329,23 @@ class Cell:
             if type(a) is np.ndarray:
                 raise TypeError(f"For '{type(self).__name__}', inputs must be Tensors, but got "
                                 "a NumPy array: wrap it with Tensor(...)")
-        if _undo._log.entries is None:  # the outermost call: a failure rolls back its writes
-            return self._guarded_call(args, kwargs)
-        if self._fast:  # perf: the common case goes straight to construct
-            return self.construct(*args, **kwargs)
-        return self._call_slow(args, kwargs)
-
-    def _guarded_call(self, args, kwargs):
-        with _undo.guarded():  # in-place writes (BatchNorm statistics) undone if this raises
-            if self._fast:
+        log = _undo._log
+        if log.entries is not None:  # inside an outer call, which keeps the undo log
+            if self._fast:  # perf: the common case goes straight to construct
                 return self.construct(*args, **kwargs)
             return self._call_slow(args, kwargs)
+        # The outermost call: a failure rolls back its in-place writes (BatchNorm statistics).
+        # Inlined rather than `with _undo.guarded()`: this is every training step's entry point.
+        log.entries = []
+        try:
+            out = self.construct(*args, **kwargs) if self._fast else \
+                self._call_slow(args, kwargs)
+        except BaseException:
+            entries, log.entries = log.entries, None
+            _undo.rollback(entries)
+            raise
+        log.entries = None
+        return out
 
     def _call_slow(self, args, kwargs):
         """A call with forward/backward hooks, a custom bprop, recompute or to_float."""

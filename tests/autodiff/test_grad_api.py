@@ -315,6 +315,24 @@ def test_non_tensor_output():
         ms.grad(lambda x: 3.0)(X)
 
 
+def test_sens_of_another_float_precision_is_cast_to_the_output_dtype():
+    g = ms.grad(lambda x: x * 2, sens_param=True)(X, Tensor(np.array([1.0, 0.0, 3.0])))
+    assert g.dtype == ms.float32
+    np.testing.assert_array_equal(g.asnumpy(), np.array([2.0, 0.0, 6.0], np.float32))
+    # and under a nested transform the cast is differentiated through
+    x64 = Tensor(np.array([0.5, 1.0]))
+    inner = ms.grad(lambda x: (x * x).astype(ms.float32), sens_param=True)
+    gg = ms.grad(lambda x: inner(x, Tensor(np.ones(2, np.float16))).sum())(x64)
+    np.testing.assert_allclose(gg.asnumpy(), [2.0, 2.0])
+
+
+@pytest.mark.parametrize("sens, error", [(np.ones(3, np.float32), TypeError),
+                                         (Tensor(np.ones(3, np.int32)), TypeError)])
+def test_sens_that_is_not_a_float_tensor(sens, error):
+    with pytest.raises(error, match="For 'grad', 'sens'"):
+        ms.grad(lambda x: x * 2, sens_param=True)(X, sens)
+
+
 def test_sens_of_the_wrong_shape():
     with pytest.raises(ValueError, match="sens"):
         ms.grad(lambda x: x * 2, sens_param=True)(X, Tensor(np.ones(2, np.float32)))
