@@ -53,3 +53,26 @@ def torch_or_none():
         return None
     torch.set_num_threads(1)
     return torch
+
+
+# ---- peak memory -----------------------------------------------------------------------------------
+
+def rss_kib(field="VmRSS"):
+    """This process's resident set (or another /proc/self/status field, e.g. VmHWM) in KiB."""
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    raise RuntimeError(f"{field} not in /proc/self/status")
+
+
+def peak_extra_mib(step):
+    """(peak RSS above the current one while `step()` runs, in MiB; step's result). Meant for the
+    first step in a fresh process, so that no allocator has memory cached from an earlier one."""
+    import gc
+    gc.collect()
+    before = rss_kib()
+    with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")  # resets VmHWM to the current RSS
+    result = step()
+    return (rss_kib("VmHWM") - before) / 1024, result

@@ -18,29 +18,8 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 WIDTH, DEPTH, BATCH, CLASSES, LR = 2048, 8, 1024, 10, 0.01
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def rss_kib(field="VmRSS"):
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith(field + ":"):
-                return int(line.split()[1])
-    raise RuntimeError(f"{field} not in /proc/self/status")
-
-
-def reset_peak():
-    with open("/proc/self/clear_refs", "w") as f:
-        f.write("5")
-
-
-def measure(step):
-    """The first step in this process: no allocator has memory cached from an earlier one."""
-    import gc
-    gc.collect()
-    before = rss_kib()
-    reset_peak()
-    step()
-    return (rss_kib("VmHWM") - before) / 1024
+sys.path.insert(0, HERE)
+from _harness import peak_extra_mib  # noqa: E402
 
 
 def make_data():
@@ -143,7 +122,7 @@ CONTENDERS = {"numpy (floor)": numpy_step, "minispore": minispore_step, "pytorch
 
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == "--child":
-        print(f"{measure(CONTENDERS[sys.argv[2]]()):.1f}")
+        print(f"{peak_extra_mib(CONTENDERS[sys.argv[2]]())[0]:.1f}")
         return
     try:
         import torch  # noqa: F401

@@ -23,29 +23,8 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 WIDTH, BLOCKS, BATCH, CLASSES, LR, SEGMENTS = 1024, 16, 4096, 10, 0.01, 4
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def rss_kib(field="VmRSS"):
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith(field + ":"):
-                return int(line.split()[1])
-    raise RuntimeError(f"{field} not in /proc/self/status")
-
-
-def reset_peak():
-    with open("/proc/self/clear_refs", "w") as f:
-        f.write("5")
-
-
-def measure(step):
-    """(peak extra MiB of the first step in this process, the step's result)."""
-    import gc
-    gc.collect()
-    before = rss_kib()
-    reset_peak()
-    result = step()
-    return (rss_kib("VmHWM") - before) / 1024, result
+sys.path.insert(0, HERE)
+from _harness import peak_extra_mib  # noqa: E402
 
 
 def make_data():
@@ -150,7 +129,7 @@ CONTENDERS = {"minispore": minispore_step, "pytorch": torch_step}
 def main():
     if len(sys.argv) == 4 and sys.argv[1] == "--child":
         policy = sys.argv[3] if sys.argv[3] in ("none", "per block") else "segments"
-        mib, (loss, params) = measure(CONTENDERS[sys.argv[2]](policy))
+        mib, (loss, params) = peak_extra_mib(CONTENDERS[sys.argv[2]](policy))
         print(f"{mib:.1f} {loss!r} {_digest(params)}")
         return
     try:
