@@ -92,24 +92,21 @@ class _Recomputed:
     def bprop(self, saved, dout, needs):
         tape = self.tape()
         douts = dout if isinstance(dout, tuple) else (dout,)
-        # Under an outer transform this walk records (higher order): the block runs again on
-        # the same tape and stays there. A first-order walk runs unrecorded, so recording is
-        # switched back on for the re-run, which is dropped again after its walk.
-        nested = _state.tape is not None
+        # The block runs again on its own tape, where its inputs are tracked, and the walk back
+        # over that re-run goes under whatever this bprop runs under: unrecorded (a first-order
+        # walk), recorded on the same tape (grad of grad), or recorded on another tape (forward
+        # mode's transposition, where this tape's values are constants and only dout is tracked).
+        current = _state.tape
         now = _seed._streams_state()
         _seed._set_streams_state(self.rng)
         outer_log, _undo._log.entries = _undo._log.entries, []
         try:
-            if nested:
+            _tape.begin_transform(tape)
+            try:
                 first = len(tape.nodes)
                 out = self.fn(*saved, **self.kwargs)
-            else:
-                _tape.begin_transform(tape)
-                try:
-                    first = len(tape.nodes)
-                    out = self.fn(*saved, **self.kwargs)
-                finally:
-                    _tape.end_transform(tape, None)
+            finally:
+                _tape.end_transform(tape, current)
         finally:
             _seed._set_streams_state(now)
             writes, _undo._log.entries = _undo._log.entries, outer_log
@@ -118,7 +115,7 @@ class _Recomputed:
         token = tape.token
         roots = [(o._slot, d) for o, d in zip(outs, douts)
                  if d is not None and isinstance(o, Tensor) and o._tape is token]
-        grads = backward(tape, first, roots, nested)
-        if not nested:
+        grads = backward(tape, first, roots, current is not None)
+        if current is not tape:  # the re-run is not part of a record anyone walks again
             del tape.nodes[first:]
         return tuple([grads[s] for s in self.ins])

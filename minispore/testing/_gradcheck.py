@@ -65,7 +65,7 @@ def _vjp_inner(fn, diff, cots, dirs):
     return h
 
 
-def check_grads(fn, args, order=2, modes=("rev",), eps=1e-6, rtol=1e-6, atol=1e-6,
+def check_grads(fn, args, order=2, modes=("rev", "fwd"), eps=1e-6, rtol=1e-6, atol=1e-6,
                 diff_argnums=None, seed=0):
     """Check the gradients of `fn` at `args` against central differences, in float64.
 
@@ -78,7 +78,9 @@ def check_grads(fn, args, order=2, modes=("rev",), eps=1e-6, rtol=1e-6, atol=1e-
         fn: a function of Tensors returning a Tensor (or a tuple of Tensors).
         args: its arguments; differentiated ones must be float64 Tensors or arrays.
         order (int): 1 or 2 (or more: each order checks the previous one's VJP).
-        modes: ("rev",) reverse mode; ("rev", "fwd") also forward mode where available.
+        modes: "rev" checks reverse mode (VJPs), "fwd" forward mode (JVPs); both by default.
+            minispore's forward mode transposes the VJP, so "fwd" needs a differentiable bprop
+            (a primitive with first derivatives only raises a RuntimeError naming it).
         diff_argnums: positions to differentiate (default: every float64 Tensor argument).
 
     Raises:

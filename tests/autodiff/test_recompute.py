@@ -122,6 +122,30 @@ def test_recompute_several_outputs_and_second_order():
     check_grads(f, [x], order=2)
 
 
+def test_forward_mode_through_recompute():
+    # jvp records the VJP on a second tape, where the recomputed block's inputs are constants:
+    # the re-run must still be walked on the block's own tape
+    def pair(h):
+        return ops.tanh(h) ** 3, h * h
+
+    dense = nn.Dense(3, 2, dtype=ms.float64)
+
+    def f(x):
+        a, b = ms.recompute(pair, x)
+        return (a * b).sum() + ms.recompute(dense, x.reshape(1, 3)).sum()
+
+    def ref(x):
+        a, b = pair(x)
+        return (a * b).sum() + dense(x.reshape(1, 3)).sum()
+
+    x = Tensor(np.array([0.3, -0.8, 1.1]))
+    v = Tensor(np.array([1.0, -2.0, 0.5]))
+    np.testing.assert_allclose(ms.jvp(f, x, v)[1].asnumpy(), ms.jvp(ref, x, v)[1].asnumpy(),
+                               rtol=1e-14)
+    np.testing.assert_allclose(ms.jacfwd(f)(x).asnumpy(), ms.jacrev(ref)(x).asnumpy(),
+                               rtol=1e-14)
+
+
 def test_recompute_outside_a_transform_and_bad_block():
     x = Tensor(np.array([1.0, 2.0]))
     np.testing.assert_array_equal(ms.recompute(lambda a: a * 2, x).asnumpy(), [2.0, 4.0])
