@@ -64,6 +64,8 @@ class Cell:
             raise AttributeError(f"'{type(self).__name__}' has no parameter registry: call "
                                  "super().__init__() in __init__ before assigning attributes")
         params, cells = d["_params"], d["_cells"]
+        if name in d.get("_tuple_keys", ()):
+            self._unregister_tuple(name)
         if isinstance(value, Parameter):
             cells.pop(name, None)
             params[name] = value
@@ -76,11 +78,9 @@ class Cell:
                 for path, p in value.parameters_and_names():
                     p.name = f"{name}.{path}"
         elif isinstance(value, ParameterTuple):
-            for k, p in enumerate(value):
-                if p.name.startswith(_DEFAULT_NAME_PREFIX):
-                    p.name = f"{name}.{k}"
             params.pop(name, None)
             cells.pop(name, None)
+            self._register_tuple(name, value)
         else:
             if name in params:
                 if value is not None:
@@ -95,7 +95,29 @@ class Cell:
                 del cells[name]
         d[name] = value
 
+    def _register_tuple(self, name, value):
+        """The Parameters of a ParameterTuple attribute join this cell's own, as in MindSpore,
+        keyed by their names (unnamed ones are named `<attribute>.<index>`)."""
+        params, keys = self.__dict__["_params"], []
+        for k, p in enumerate(value):
+            if p.name.startswith(_DEFAULT_NAME_PREFIX):
+                p.name = f"{name}.{k}"
+            key = p.name
+            if params.get(key, p) is not p:  # another Parameter has this name here
+                key = f"{name}.{k}"
+            if key not in params:
+                params[key] = p
+                keys.append(key)
+        self.__dict__.setdefault("_tuple_keys", {})[name] = keys
+
+    def _unregister_tuple(self, name):
+        params = self.__dict__["_params"]
+        for key in self.__dict__["_tuple_keys"].pop(name):
+            params.pop(key, None)
+
     def __delattr__(self, name):
+        if name in self.__dict__.get("_tuple_keys", ()):
+            self._unregister_tuple(name)
         self.__dict__["_params"].pop(name, None)
         self.__dict__["_cells"].pop(name, None)
         del self.__dict__[name]

@@ -3,7 +3,8 @@ checked against MindSpore 2.10."""
 import numpy as np
 import pytest
 
-from minispore import Parameter, Tensor, nn
+import minispore as ms
+from minispore import Parameter, ParameterTuple, Tensor, nn
 
 
 def p(v, name=None, requires_grad=True):
@@ -186,3 +187,32 @@ def test_repr_lists_children():
     assert repr(Outer()) == "Outer(\n  (inner): Inner()\n)"
     assert repr(WithExtra()) == "WithExtra(\n  hello=1\n  (i): Inner()\n)"
     assert repr(Leaf()) == "Leaf(x=2)"
+
+
+def test_parameter_tuple_attribute_registers_its_parameters():
+    # as in MindSpore 2.10: the tuple's Parameters join the cell's own, in assignment order,
+    # keyed by their names; unnamed ones are named after the attribute and index
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.w = p(1.0, name="w")
+            self.pt = ParameterTuple([p(2.0), p(3.0, name="named")])
+            self.d = nn.Dense(2, 2)
+
+    net = Net()
+    assert [q.name for q in net.trainable_params()] == ["w", "pt.0", "named", "d.weight", "d.bias"]
+
+    class Outer(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.inner = Net()
+
+    assert [q.name for q in Outer().get_parameters()][:3] == ["inner.w", "inner.pt.0", "inner.named"]
+    grads = ms.grad(lambda x: (net.pt[0] * x + net.pt[1]).sum(), None, net.trainable_params())(
+        Tensor(np.float32(2.0)))
+    assert [float(g.asnumpy().sum()) for g in grads] == [0.0, 2.0, 1.0, 0.0, 0.0]
+    net.pt = None  # reassigning the attribute drops the tuple's registrations
+    assert [q.name for q in net.trainable_params()] == ["w", "d.weight", "d.bias"]
+    net.pt = ParameterTuple([p(4.0, name="again")])
+    del net.pt
+    assert [q.name for q in net.trainable_params()] == ["w", "d.weight", "d.bias"]
