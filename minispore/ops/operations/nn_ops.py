@@ -293,11 +293,17 @@ _INV_SQRT_2 = float(1.0 / np.sqrt(2.0))
 _INV_SQRT_2PI = float(1.0 / np.sqrt(2.0 * np.pi))
 
 
-def _gelu_tanh_parts(x):
-    """(t = tanh(inner), inner') for the tanh approximation, inner = sqrt(2/pi)(x + 0.044715x^3)."""
-    x2 = x * x
-    t = np.tanh(_SQRT_2_OVER_PI * x * (1 + 0.044715 * x2))
-    return t, _SQRT_2_OVER_PI * (1 + 3 * 0.044715 * x2)
+_GELU_C = 0.044715
+
+
+def _gelu_tanh_t(x):
+    """t = tanh(sqrt(2/pi) (x + 0.044715 x^3)) in one fresh buffer, computed in place: every
+    full-size temporary costs page faults that exceed the arithmetic."""
+    t = np.multiply(x, x, out=np.empty_like(x))  # out=: a 0-d x gives an array, not a scalar
+    t *= _GELU_C * _SQRT_2_OVER_PI
+    t += _SQRT_2_OVER_PI
+    t *= x
+    return np.tanh(t, out=t)
 
 
 @register
@@ -323,7 +329,7 @@ class GeLU(Unary):
 
     def _gelu(self, x):
         if self.approximate == "tanh":
-            t, _ = _gelu_tanh_parts(x)
+            t = _gelu_tanh_t(x)
             t += 1
             t *= x
             t *= 0.5
@@ -366,13 +372,19 @@ class GeLUGrad(Primitive):
 
     def forward(self, x, dy):
         if self.approximate == "tanh":
-            t, dinner = _gelu_tanh_parts(x)
-            # 0.5 (1 + t) + 0.5 x (1 - t^2) inner'
-            out = 1 - t * t
+            # 0.5 (1 + t) + 0.5 x (1 - t^2) inner', inner' = sqrt(2/pi) (1 + 3 * 0.044715 x^2),
+            # in three buffers
+            t = _gelu_tanh_t(x)
+            out = np.multiply(x, x, out=np.empty_like(x))
+            out *= 1.5 * _GELU_C * _SQRT_2_OVER_PI
+            out += 0.5 * _SQRT_2_OVER_PI
             out *= x
-            out *= dinner
-            out += 1 + t
-            out *= 0.5
+            one_minus_t2 = np.multiply(t, t, out=np.empty_like(t))
+            np.subtract(1, one_minus_t2, out=one_minus_t2)
+            out *= one_minus_t2
+            t += 1
+            t *= 0.5
+            out += t
         else:
             cdf = 0.5 * (1 + _erf_kernel(x * _INV_SQRT_2))
             out = cdf + x * np.exp(-0.5 * x * x) * _INV_SQRT_2PI
