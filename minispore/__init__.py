@@ -5,7 +5,7 @@ from .common.api import jit, jit_class
 from .common.dtype import *  # noqa: F401,F403  (float32, int64, ...)
 from .common.dtype import dtype_to_nptype, get_py_obj_dtype, pytype_to_dtype
 from .common.parameter import Parameter, ParameterTuple
-from .common.seed import get_seed, set_seed
+from .common.seed import get_rng_state, get_seed, set_rng_state, set_seed
 from .common.tensor import Tensor, from_numpy, is_tensor, tensor
 from .context import (GRAPH_MODE, PYNATIVE_MODE, get_context, set_context, set_device)
 from . import ops

@@ -71,6 +71,15 @@ def _eager_rng():
     return _eager
 
 
+def _set_eager(generator):
+    global _eager
+    _eager = generator
+
+
+# get_rng_state / set_rng_state cover the eager stream too
+_global_seed.register_stream("dataset/eager", _eager_rng, _set_eager)
+
+
 def set_num_parallel_workers(num):
     """Default worker count of `map`, `batch`, `filter` and `ImageFolderDataset` decoding.
 
