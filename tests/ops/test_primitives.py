@@ -13,6 +13,7 @@ from minispore.ops.primitive import PRIMITIVES
 
 from ..helpers.gradcheck import check_grads
 from . import specs_nn  # noqa: F401  (adds the conv, pooling and normalisation specs)
+from . import specs_losses  # noqa: F401  (adds the CTC specs)
 from .specs import SPECS
 
 

@@ -4,12 +4,14 @@ import numpy as np
 
 from ...common.tensor import Tensor
 from ...ops import operations as P
+from ...ops.function import loss_func as LF
 from ...ops.function import math_func as F
 from ...ops.function import nn_func as NF
 from ...ops.operations import array_ops as A
 from ...ops.operations import loss_ops as LO
 from ...ops.operations import math_ops as M
 from ..cell import Cell
+from ..layer.activation import get_activation
 
 __all__ = [
     "LossBase", "CrossEntropyLoss", "SoftmaxCrossEntropyWithLogits", "NLLLoss", "BCELoss",
@@ -554,3 +556,215 @@ class TripletMarginLoss(LossBase):
             margin = self.margin
         return NF.triplet_margin_loss(x, positive, negative, margin, self.p, self.eps, self.swap,
                                       self.reduction)
+
+
+# ---- sequences, segmentation, counts -------------------------------------------------------------
+
+__all__ += ["CTCLoss", "MultiClassDiceLoss", "MultilabelMarginLoss", "PoissonNLLLoss",
+            "TripletMarginWithDistanceLoss"]
+
+
+class CTCLoss(LossBase):
+    """Connectionist temporal classification loss: `ops.ctc_loss` without log_alpha.
+
+    Called as `loss(log_probs, targets, input_lengths, target_lengths)` with log_probs (T, N, C)
+    and targets padded (N, S) or concatenated (sum(target_lengths),), or one unbatched sequence:
+    log_probs (T, C) with targets (S,) or (1, S), giving a loss without the batch axis.
+
+    Args:
+        blank (int): the blank class, in [0, C). Default: 0.
+        reduction (str): 'mean' (default: each loss divided by its target length, then
+            averaged), 'sum' or 'none'.
+        zero_infinity (bool): infinite losses and their gradients become 0. Default: False.
+    """
+
+    def __init__(self, blank=0, reduction="mean", zero_infinity=False):
+        super().__init__(reduction)
+        owner = type(self).__name__
+        if isinstance(blank, bool) or not isinstance(blank, (int, np.integer)):
+            raise TypeError(f"For '{owner}', 'blank' must be an int, but got "
+                            f"{type(blank).__name__}")
+        if blank < 0:
+            raise ValueError(f"For '{owner}', 'blank' must be non-negative, but got {blank}")
+        if not isinstance(zero_infinity, bool):
+            raise TypeError(f"For '{owner}', 'zero_infinity' must be a bool, but got "
+                            f"{type(zero_infinity).__name__}")
+        self.blank = int(blank)
+        self.zero_infinity = zero_infinity
+
+    def construct(self, log_probs, targets, input_lengths, target_lengths):
+        owner = type(self).__name__
+        _check_tensor(owner, "log_probs", log_probs)
+        _check_tensor(owner, "targets", targets)
+        if log_probs.ndim == 2:
+            if targets.ndim not in (1, 2) or (targets.ndim == 2 and targets.shape[0] != 1):
+                raise ValueError(f"For '{owner}', with 2-D log_probs (T, C) the targets must be "
+                                 f"(S,) or (1, S), but got {targets.shape}")
+            if targets.ndim == 1:
+                targets = A.reshape(targets, (1, -1))
+            log_probs = A.reshape(log_probs, (log_probs.shape[0], 1, log_probs.shape[1]))
+            loss, _ = LF.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank,
+                                  self.reduction, self.zero_infinity)
+            return A.reshape(loss, ()) if self.reduction == "none" else loss
+        loss, _ = LF.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank,
+                              self.reduction, self.zero_infinity)
+        return loss
+
+
+class MultiClassDiceLoss(LossBase):
+    """The mean over classes (axis 1) of `DiceLoss` between activation(logits)[:, i] and
+    label[:, i], for logits and label (N, C, ...) (deprecated in MindSpore since 2.8, still
+    there). As in MindSpore, the 'softmax' activation runs over the last axis, and a weight
+    row `weights[i]` (D,) multiplies class i's loss, making the result (D,).
+
+    Args:
+        weights (Tensor): (C, D) per-class weights. Default: None.
+        ignore_indiex (int): a class left out of the sum (MindSpore's spelling); the divisor
+            stays C. Default: None.
+        activation (Union[str, Cell]): 'softmax' (default), 'logsoftmax', 'relu', 'relu6',
+            'tanh', 'sigmoid', a Cell, or None.
+    """
+
+    _ACTIVATIONS = ("softmax", "logsoftmax", "relu", "relu6", "tanh", "sigmoid")
+
+    def __init__(self, weights=None, ignore_indiex=None, activation="softmax"):
+        super().__init__()
+        owner = type(self).__name__
+        self.weights = _optional_tensor(owner, "weights", weights)
+        if weights is not None and weights.ndim != 2:
+            raise ValueError(f"For '{owner}', 'weights' must be 2-D (C, D), but got shape "
+                             f"{weights.shape}")
+        if ignore_indiex is not None and (isinstance(ignore_indiex, bool)
+                                          or not isinstance(ignore_indiex, (int, np.integer))):
+            raise TypeError(f"For '{owner}', 'ignore_indiex' must be an int or None, but got "
+                            f"{type(ignore_indiex).__name__}")
+        if isinstance(activation, str):
+            if activation not in self._ACTIVATIONS:
+                raise ValueError(f"For '{owner}', 'activation' must be one of "
+                                 f"{list(self._ACTIVATIONS)}, but got {activation!r}")
+            activation = get_activation(activation)
+        elif activation is not None and not isinstance(activation, Cell):
+            raise TypeError(f"For '{owner}', 'activation' must be a str, a Cell or None, but "
+                            f"got {type(activation).__name__}")
+        self.ignore_indiex = ignore_indiex
+        self.activation = activation
+        self.binarydiceloss = DiceLoss(smooth=1e-5)
+
+    def construct(self, logits, label):
+        owner = type(self).__name__
+        _check_tensor(owner, "logits", logits)
+        _check_tensor(owner, "label", label)
+        if logits.shape != label.shape or logits.ndim < 2:
+            raise ValueError(f"For '{owner}', 'logits' and 'label' must have the same shape "
+                             f"(N, C, ...), but got {logits.shape} and {label.shape}")
+        c = label.shape[1]
+        if self.weights is not None and self.weights.shape[0] != c:
+            raise ValueError(f"For '{owner}', 'weights' must have {c} rows (the classes of "
+                             f"'label' {label.shape}), but got shape {self.weights.shape}")
+        if self.activation is not None:
+            logits = self.activation(logits)
+        total = 0.0
+        for i in range(c):
+            if i != self.ignore_indiex:
+                loss = self.binarydiceloss(logits[:, i], label[:, i])
+                if self.weights is not None:
+                    loss = loss * self.weights[i]
+                total = total + loss
+        if isinstance(total, float):  # every class ignored
+            total = M.cast(Tensor(np.array(total)), logits._data.dtype)
+        return total / float(c)
+
+
+class MultilabelMarginLoss(LossBase):
+    """`ops.multilabel_margin_loss` as a cell, called as `loss(x, target)`.
+
+    Args:
+        reduction (str): 'mean' (default), 'sum' or 'none'.
+    """
+
+    def construct(self, x, target):
+        return LF.multilabel_margin_loss(x, target, self.reduction)
+
+
+class PoissonNLLLoss(LossBase):
+    """Negative log-likelihood of a Poisson distribution: exp(input) - target * input with
+    `log_input`, else input - target * log(input + eps); with `full`, Stirling's term
+    target * log(target) - target + 0.5 * log(2 pi target) is added where target > 1.
+
+    Args:
+        log_input (bool): the input is the log of the rate. Default: True.
+        full (bool): add Stirling's approximation term. Default: False.
+        eps (float): added inside the log when `log_input` is False. Default: 1e-08.
+        reduction (str): 'mean' (default), 'sum' or 'none'.
+    """
+
+    def __init__(self, log_input=True, full=False, eps=1e-08, reduction="mean"):
+        super().__init__(reduction)
+        self.log_input = log_input
+        self.full = full
+        self.eps = eps
+
+    def construct(self, input, target):
+        owner = type(self).__name__
+        _check_tensor(owner, "input", input)
+        _check_tensor(owner, "target", target)
+        target = M.cast(target, input._data.dtype)
+        if self.log_input:
+            loss = F.exp(input) - target * input
+        else:
+            loss = input - target * F.log(input + self.eps)
+        if self.full:
+            # a constant of the target: Stirling's term only where target > 1
+            t = np.maximum(target._data, self.eps)
+            safe = np.where(t > 1, t, 1.0)
+            stirling = np.where(t > 1, safe * np.log(safe) - safe + 0.5 * np.log(2 * np.pi * safe),
+                                0.0)
+            loss = loss + Tensor(stirling.astype(input._data.dtype))
+        return self.get_loss(loss)
+
+
+def _pairwise_distance(x, y):
+    d = F.abs(x - y)
+    if d.ndim == 0:
+        raise ValueError("For 'TripletMarginWithDistanceLoss', the inputs must have at least one "
+                         "axis, but got 0-d Tensors")
+    return F.sqrt(F.sum(d * d, 1))
+
+
+class TripletMarginWithDistanceLoss(LossBase):
+    """max(d(x, positive) - d(x, negative) + margin, 0), reduced, with a distance function
+    (default: the Euclidean distance along axis 1).
+
+    Args:
+        distance_function (callable): d(a, b) -> Tensor. Default: None (Euclidean, axis 1).
+        swap (bool): use min(d(x, negative), d(positive, negative)). Default: False.
+        reduction (str): 'mean' (default), 'sum' or 'none'.
+        margin (float): Default: 1.0.
+    """
+
+    def __init__(self, distance_function=None, swap=False, reduction="mean", margin=1.0):
+        super().__init__(reduction)
+        owner = type(self).__name__
+        if not isinstance(margin, float):
+            raise TypeError(f"For '{owner}', 'margin' must be a float, but got "
+                            f"{type(margin).__name__}")
+        if not isinstance(swap, bool):
+            raise TypeError(f"For '{owner}', 'swap' must be a bool, but got "
+                            f"{type(swap).__name__}")
+        if distance_function is not None and not callable(distance_function):
+            raise TypeError(f"For '{owner}', 'distance_function' must be callable, but got "
+                            f"{type(distance_function).__name__}")
+        self.distance_function = distance_function or _pairwise_distance
+        self.swap = swap
+        self.margin = margin
+
+    def construct(self, x, positive, negative):
+        owner = type(self).__name__
+        _check_tensor(owner, "x", x)
+        _check_tensor(owner, "positive", positive)
+        _check_tensor(owner, "negative", negative)
+        d1 = self.distance_function(x, positive)
+        d2 = self.distance_function(x, negative)
+        if self.swap:
+            d2 = F.minimum(d2, self.distance_function(positive, negative))
+        return self.get_loss(NF.relu(d1 - d2 + self.margin))
