@@ -3,13 +3,21 @@ from .ada_grad import Adagrad
 from .adadelta import Adadelta
 from .adam import Adam, AdamWeightDecay
 from .adamax import AdaMax
+from .asgd import ASGD
+from .ftrl import FTRL
 from .lamb import Lamb
+from .lars import LARS
 from .momentum import Momentum
 from .optimizer import Optimizer
+from .proximal_ada_grad import ProximalAdagrad
 from .rmsprop import RMSProp
+from .rprop import Rprop
 from .sgd import SGD
 
 __all__ = [
+           "ASGD",
+           "FTRL",
+           "LARS",
            "SGD",
            "AdaMax",
            "Adadelta",
@@ -19,5 +27,7 @@ __all__ = [
            "Lamb",
            "Momentum",
            "Optimizer",
+           "ProximalAdagrad",
            "RMSProp",
+           "Rprop",
 ]
