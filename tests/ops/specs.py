@@ -17,6 +17,7 @@ from hypothesis.extra import numpy as hnp
 from minispore import Tensor
 from minispore._autodiff.tape import apply
 from minispore.ops.operations import array_ops as A
+from minispore.ops.operations import einsum_ops as E
 from minispore.ops.operations import math_ops as M
 from minispore.ops.operations import nn_ops as N
 
@@ -755,3 +756,29 @@ spec("BCEWithLogits", _draw_bce, lambda a, x, y, w, p: apply(N.BCEWithLogits(), 
 
 SPEC_BY_NAME = {s.name: s for s in SPECS}
 assert len(SPEC_BY_NAME) == len(SPECS), "two specs share a name"
+
+
+# ---- einsum --------------------------------------------------------------------------------------
+
+_EINSUM = [("ij,jk->ik", 2), ("ii->i", 1), ("ij->", 1), ("i,j->ij", 2), ("bij,bjk", 2),
+           ("...i,...i->...", 2), ("iij,j->ij", 2), ("ij,jk,k->i", 3), ("i,i", 2)]
+
+
+def _draw_einsum(data):
+    eq, count = data.draw(st.sampled_from(_EINSUM))
+    terms = eq.split("->")[0].split(",")
+    sizes = {c: data.draw(st.integers(1, 3)) for c in sorted(set(eq) - set(",->."))}
+    ell = data.draw(S.shapes(0, 2))
+    shapes = []
+    for t in terms:
+        shape = tuple(sizes[c] for c in t.replace("...", ""))
+        if "..." in t:  # each operand broadcasts part of the '...' dims
+            sub = ell[data.draw(st.integers(0, len(ell))):]
+            shape = tuple(1 if data.draw(st.booleans()) else n for n in sub) + shape
+        shapes.append(shape)
+    return [arr(data, sh) for sh in shapes], {"eq": eq}
+
+
+spec("Einsum", _draw_einsum, lambda a, *xs: E.Einsum(a["eq"])(xs),
+     lambda a, *xs: np.einsum(a["eq"], *xs))
+

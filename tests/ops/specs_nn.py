@@ -16,20 +16,24 @@ from .specs import arr, distinct, spec
 
 
 def naive_conv(x, w, stride, dilation, pad, groups):
-    """Direct loops: the definition of 2-D cross-correlation."""
-    t, b, l, r = pad
-    (sh, sw), (dh, dw) = stride, dilation
-    xp = np.pad(x, ((0, 0), (0, 0), (t, b), (l, r)))
-    n, _, h, wd = xp.shape
-    o, cg, kh, kw = w.shape
-    ho, wo = (h - dh * (kh - 1) - 1) // sh + 1, (wd - dw * (kw - 1) - 1) // sw + 1
-    out = np.zeros((n, o, ho, wo))
+    """Direct loops over output positions: the definition of N-D cross-correlation (`pad` is
+    (before, after) per spatial dim)."""
+    nd = x.ndim - 2
+    xp = np.pad(x, ((0, 0), (0, 0)) + tuple(zip(pad[::2], pad[1::2])))
+    o, cg = w.shape[:2]
+    ks = w.shape[2:]
+    outs = tuple((n - d * (k - 1) - 1) // s + 1
+                 for n, k, s, d in zip(xp.shape[2:], ks, stride, dilation))
+    out = np.zeros((x.shape[0], o) + outs)
     og = o // groups
-    for i, j in itertools.product(range(ho), range(wo)):
-        patch = xp[:, :, i * sh:i * sh + dh * (kh - 1) + 1:dh, j * sw:j * sw + dw * (kw - 1) + 1:dw]
+    for pos in itertools.product(*map(range, outs)):
+        patch = xp[(slice(None), slice(None)) + tuple(
+            slice(i * s, i * s + d * (k - 1) + 1, d)
+            for i, s, d, k in zip(pos, stride, dilation, ks))]
         for g in range(groups):
             sl = slice(g * og, (g + 1) * og)
-            out[:, sl, i, j] = np.einsum("nchw,ochw->no", patch[:, g * cg:(g + 1) * cg], w[sl])
+            out[(slice(None), sl) + pos] = np.tensordot(
+                patch[:, g * cg:(g + 1) * cg], w[sl], axes=(list(range(1, nd + 2)),) * 2)
     return out
 
 
@@ -51,9 +55,9 @@ def _draw_conv_geometry(data):
 
 def _conv(attrs, cls=C.Conv2D, weight_shape=None):
     o, k = attrs["out"], attrs["kernel"]
-    if cls is C.Conv2D:
-        return C.Conv2D(o, k, 1, "pad", attrs["pad"], attrs["stride"], attrs["dilation"],
-                        attrs["groups"])
+    if cls in (C.Conv2D, C.Conv3D):
+        return cls(o, k, 1, "pad", attrs["pad"], attrs["stride"], attrs["dilation"],
+                   attrs["groups"])
     return cls(o, k, "pad", attrs["pad"], None, 1, attrs["stride"], attrs["dilation"],
                attrs["groups"])
 
@@ -115,6 +119,105 @@ def _draw_bpf(data):
 spec("Conv2DBackpropFilter", _draw_bpf,
      lambda a, g, x: apply(_conv(a, C.Conv2DBackpropFilter), (g, x, a["w_shape"], None)),
      lambda a, g, x: _adjoint_filter(a, g, x, a["w_shape"]), rtol=1e-9, atol=1e-11)
+
+
+def _draw_conv3d_geometry(data):
+    groups = data.draw(st.sampled_from([1, 1, 2]))
+    c, o = groups, groups * data.draw(st.integers(1, 2))
+    ks = tuple(data.draw(st.integers(1, 2)) for _ in range(3))
+    stride = tuple(data.draw(st.integers(1, 2)) for _ in range(3))
+    dilation = tuple(data.draw(st.integers(1, 2)) for _ in range(3))
+    pad = tuple(data.draw(st.integers(0, 1)) for _ in range(6))
+    sizes = tuple(data.draw(st.integers(d * (k - 1) + 1, 3)) for k, d in zip(ks, dilation))
+    attrs = {"stride": stride, "dilation": dilation, "pad": pad, "groups": groups, "out": o,
+             "kernel": ks}
+    return (1, c) + sizes, (o, c // groups) + ks, attrs
+
+
+def _conv3d_out_shape(xs, ws, attrs):
+    pad = attrs["pad"]
+    return (xs[0], ws[0]) + tuple(
+        (n + pad[2 * i] + pad[2 * i + 1] - d * (k - 1) - 1) // s + 1
+        for i, (n, k, s, d) in enumerate(zip(xs[2:], ws[2:], attrs["stride"], attrs["dilation"])))
+
+
+def _draw_conv3d(data):
+    xs, ws, attrs = _draw_conv3d_geometry(data)
+    return [arr(data, xs), arr(data, ws)], attrs
+
+
+def _draw_conv3d_bpi(data):
+    xs, ws, attrs = _draw_conv3d_geometry(data)
+    return [arr(data, _conv3d_out_shape(xs, ws, attrs)), arr(data, ws)], dict(attrs, x_shape=xs)
+
+
+def _draw_conv3d_bpf(data):
+    xs, ws, attrs = _draw_conv3d_geometry(data)
+    return [arr(data, _conv3d_out_shape(xs, ws, attrs)), arr(data, xs)], dict(attrs, w_shape=ws)
+
+
+spec("Conv3D", _draw_conv3d, lambda a, x, w: _conv(a, C.Conv3D)(x, w),
+     lambda a, x, w: naive_conv(x, w, a["stride"], a["dilation"], a["pad"], a["groups"]),
+     rtol=1e-9, atol=1e-11)
+spec("Conv3DBackpropInput", _draw_conv3d_bpi,
+     lambda a, g, w: apply(_conv(a, C.Conv3DBackpropInput), (g, w, a["x_shape"])),
+     lambda a, g, w: _adjoint_input(a, g, w, a["x_shape"]), rtol=1e-9, atol=1e-11)
+spec("Conv3DBackpropFilter", _draw_conv3d_bpf,
+     lambda a, g, x: apply(_conv(a, C.Conv3DBackpropFilter), (g, x, a["w_shape"], None)),
+     lambda a, g, x: _adjoint_filter(a, g, x, a["w_shape"]), rtol=1e-9, atol=1e-11)
+
+
+def _draw_patches(data):
+    k = (data.draw(st.integers(1, 3)), data.draw(st.integers(1, 3)))
+    d = (data.draw(st.integers(1, 2)), data.draw(st.integers(1, 2)))
+    p = (data.draw(st.integers(0, 2)), data.draw(st.integers(0, 2)))
+    s = (data.draw(st.integers(1, 3)), data.draw(st.integers(1, 3)))
+    hw = tuple(data.draw(st.integers(max(1, dd * (kk - 1) + 1 - 2 * pp), 5))
+               for kk, dd, pp in zip(k, d, p))
+    blocks = tuple((n + 2 * pp - dd * (kk - 1) - 1) // ss + 1
+                   for n, kk, dd, pp, ss in zip(hw, k, d, p, s))
+    shape = (data.draw(st.integers(1, 2)), data.draw(st.integers(1, 2))) + hw
+    return shape, blocks, {"k": k, "d": d, "p": p, "s": s, "hw": hw}
+
+
+def _im2col_ref(a, x):
+    """Im2Col by loops: block l's tap (i, j) of channel c at [n, c, i * kw + j, l]."""
+    (kh, kw), (dh, dw), (ph, pw), (sh, sw) = a["k"], a["d"], a["p"], a["s"]
+    xp = np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)))
+    ho = (xp.shape[2] - dh * (kh - 1) - 1) // sh + 1
+    wo = (xp.shape[3] - dw * (kw - 1) - 1) // sw + 1
+    out = np.zeros(x.shape[:2] + (kh * kw, ho * wo))
+    for i, j, r, c in itertools.product(range(kh), range(kw), range(ho), range(wo)):
+        out[:, :, i * kw + j, r * wo + c] = xp[:, :, r * sh + i * dh, c * sw + j * dw]
+    return out
+
+
+def _col2im_ref(a, cols):
+    """Col2Im as the transpose of Im2Col, column by column."""
+    shape = cols.shape[:2] + a["hw"]
+    out = np.zeros(int(np.prod(shape)))
+    for k in range(out.size):
+        e = np.zeros(out.size)
+        e[k] = 1.0
+        out[k] = np.sum(_im2col_ref(a, e.reshape(shape)) * cols)
+    return out.reshape(shape)
+
+
+def _draw_im2col(data):
+    shape, _, attrs = _draw_patches(data)
+    return [arr(data, shape)], attrs
+
+
+def _draw_col2im(data):
+    shape, blocks, attrs = _draw_patches(data)
+    k = attrs["k"]
+    return [arr(data, shape[:2] + (k[0] * k[1], blocks[0] * blocks[1]))], attrs
+
+
+spec("Im2Col", _draw_im2col, lambda a, x: C.Im2Col(a["k"], a["s"], a["d"], a["p"])(x),
+     _im2col_ref)
+spec("Col2Im", _draw_col2im, lambda a, x: C.Col2Im(a["k"], a["d"], a["p"], a["s"])(x, a["hw"]),
+     _col2im_ref)
 
 
 def _draw_pool(data):

@@ -1,4 +1,5 @@
-"""Convolution layers: Conv1d, Conv2d, Conv2dTranspose (NCHW)."""
+"""Convolution layers: Conv1d, Conv2d, Conv3d, Conv2dTranspose, Conv3dTranspose (channels
+first)."""
 import math
 
 from ..._autodiff.tape import apply
@@ -12,28 +13,41 @@ from ...ops.operations.math_ops import _matmul_operands
 from ..cell import Cell
 from .basic import cast_params, check_positive_int
 
-__all__ = ["Conv1d", "Conv2d", "Conv2dTranspose"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "Conv2dTranspose", "Conv3dTranspose"]
 
 _PAD_MODES = ("same", "valid", "pad")
 
 
-def _padding4(padding, cls):
-    """(top, bottom, left, right) from an int or 4 ints."""
+def _padding_n(padding, nd, cls):
+    """(before, after) per spatial dim, flat, from an int or 2 * nd ints."""
     if isinstance(padding, int) and not isinstance(padding, bool):
-        pads = (padding,) * 4
-    elif isinstance(padding, (tuple, list)) and len(padding) == 4:
+        pads = (padding,) * (2 * nd)
+    elif isinstance(padding, (tuple, list)) and len(padding) == 2 * nd:
         pads = tuple(padding)
     else:
-        raise ValueError(f"For '{cls}', 'padding' must be an int or a tuple of 4 ints, but got "
-                         f"{padding!r}")
-    if any(not isinstance(p, int) or p < 0 for p in pads):
+        raise ValueError(f"For '{cls}', 'padding' must be an int or a tuple of {2 * nd} ints, "
+                         f"but got {padding!r}")
+    if any(not isinstance(p, int) or isinstance(p, bool) or p < 0 for p in pads):
         raise ValueError(f"For '{cls}', 'padding' must be non-negative, but got {padding!r}")
     return pads
 
 
+def _geometry(cls, nd, kernel_size, stride, dilation, pad_mode, padding, data_format=None):
+    """kernel_size, stride and dilation as nd ints, after checking `data_format` and, for
+    pad_mode 'pad', `padding`."""
+    layout = "NCDHW" if nd == 3 else "NCHW"
+    if data_format is not None and data_format != layout:
+        raise ValueError(f"For '{cls}', only data_format='{layout}' is supported, got "
+                         f"{data_format!r}")
+    if pad_mode == "pad":
+        _padding_n(padding, nd, cls)
+    return tuple(C.ntuple(v, nd, name, cls) for v, name in (
+        (kernel_size, "kernel_size"), (stride, "stride"), (dilation, "dilation")))
+
+
 class _Conv(Cell):
     def __init__(self, cls, in_channels, out_channels, kernel_size, stride, pad_mode, padding,
-                 dilation, group, has_bias, weight_init, bias_init, weight_shape, fan_in, dtype):
+                 dilation, group, has_bias, weight_init, bias_init, dtype, transposed=False):
         super().__init__()
         self.in_channels = check_positive_int(in_channels, "in_channels", cls)
         self.out_channels = check_positive_int(out_channels, "out_channels", cls)
@@ -44,7 +58,7 @@ class _Conv(Cell):
         if pad_mode not in _PAD_MODES:
             raise ValueError(f"For '{cls}', 'pad_mode' must be one of {_PAD_MODES}, but got "
                              f"{pad_mode!r}")
-        if pad_mode != "pad" and padding not in (0, (0, 0), (0, 0, 0, 0)):
+        if pad_mode != "pad" and padding not in (0, (0, 0), (0, 0, 0, 0), (0,) * 6):
             raise ValueError(f"For '{cls}', 'padding' must be 0 when pad_mode is "
                              f"'{pad_mode}' (use pad_mode='pad'), but got {padding!r}")
         self.kernel_size, self.stride, self.dilation = kernel_size, stride, dilation
@@ -52,7 +66,12 @@ class _Conv(Cell):
             if min(v) < 1:
                 raise ValueError(f"For '{cls}', '{name}' must be positive, but got {v}")
         self.pad_mode, self.padding, self.has_bias = pad_mode, padding, bool(has_bias)
+        self.format = "NCDHW" if len(kernel_size) == 3 else "NCHW"
         self.weight_init = HeUniform(math.sqrt(5)) if weight_init is None else weight_init
+        # the weight is (out, in/group, k...), or (in, out/group, k...) when transposed
+        rows, cols = (in_channels, out_channels) if transposed else (out_channels, in_channels)
+        weight_shape = (rows, cols // group) + tuple(kernel_size)
+        fan_in = cols // group * math.prod(kernel_size)
         self.weight = Parameter(initializer(self.weight_init, weight_shape, dtype), name="weight")
         if self.has_bias:
             self.bias_init = Uniform(1 / math.sqrt(fan_in)) if bias_init is None else bias_init
@@ -62,12 +81,22 @@ class _Conv(Cell):
             self.bias_init = None
             self.bias = None
 
+    def _convolve(self, x, conv):
+        """`conv` (LF.conv2d or LF.conv3d) of x with this cell's weight, bias and geometry."""
+        nd, cls = len(self.kernel_size), type(self).__name__
+        if x.ndim != nd + 2 or x.shape[1] != self.in_channels:
+            raise ValueError(f"For '{cls}', the input must be (N, {self.in_channels}, "
+                             f"{', '.join('DHW'[3 - nd:])}), but got shape {x.shape}")
+        w, b = cast_params(self, self.weight, self.bias)
+        padding = _padding_n(self.padding, nd, cls) if self.pad_mode == "pad" else 0
+        return conv(x, w, b, self.stride, self.pad_mode, padding, self.dilation, self.group)
+
     def extend_repr(self):
         return (f"input_channels={self.in_channels}, output_channels={self.out_channels}, "
                 f"kernel_size={self.kernel_size}, stride={self.stride}, "
                 f"pad_mode={self.pad_mode}, padding={self.padding}, dilation={self.dilation}, "
                 f"group={self.group}, has_bias={self.has_bias}, weight_init={self.weight_init!r},"
-                f" bias_init={self.bias_init!r}, format=NCHW")
+                f" bias_init={self.bias_init!r}, format={self.format}")
 
 
 class Conv2d(_Conv):
@@ -84,26 +113,13 @@ class Conv2d(_Conv):
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, pad_mode="same",
                  padding=0, dilation=1, group=1, has_bias=False, weight_init=None, bias_init=None,
                  data_format="NCHW", dtype=mstype.float32):
-        if data_format != "NCHW":
-            raise ValueError(f"For 'Conv2d', only data_format='NCHW' is supported, got "
-                             f"{data_format!r}")
-        k = C.pair(kernel_size, "kernel_size", "Conv2d")
-        s = C.pair(stride, "stride", "Conv2d")
-        d = C.pair(dilation, "dilation", "Conv2d")
-        if pad_mode == "pad":
-            _padding4(padding, "Conv2d")
+        k, s, d = _geometry("Conv2d", 2, kernel_size, stride, dilation, pad_mode, padding,
+                            data_format)
         super().__init__("Conv2d", in_channels, out_channels, k, s, pad_mode, padding, d, group,
-                         has_bias, weight_init, bias_init,
-                         (out_channels, in_channels // group) + k,
-                         in_channels // group * k[0] * k[1], dtype)
+                         has_bias, weight_init, bias_init, dtype)
 
     def construct(self, x):
-        if x.ndim != 4 or x.shape[1] != self.in_channels:
-            raise ValueError(f"For 'Conv2d', the input must be (N, {self.in_channels}, H, W), but "
-                             f"got shape {x.shape}")
-        w, b = cast_params(self, self.weight, self.bias)
-        padding = _padding4(self.padding, "Conv2d") if self.pad_mode == "pad" else 0
-        return LF.conv2d(x, w, b, self.stride, self.pad_mode, padding, self.dilation, self.group)
+        return self._convolve(x, LF.conv2d)
 
 
 class Conv1d(_Conv):
@@ -124,9 +140,7 @@ class Conv1d(_Conv):
             raise ValueError(f"For 'Conv1d', 'padding' must be an int or 2 ints, got {padding!r}")
         super().__init__("Conv1d", in_channels, out_channels, (1, kernel_size), (1, stride),
                          pad_mode, pad4 if pad_mode == "pad" else padding, (1, dilation), group,
-                         has_bias, weight_init, bias_init,
-                         (out_channels, in_channels // group, 1, kernel_size),
-                         in_channels // group * kernel_size, dtype)
+                         has_bias, weight_init, bias_init, dtype)
 
     def construct(self, x):
         if x.ndim != 3 or x.shape[1] != self.in_channels:
@@ -148,38 +162,78 @@ class Conv2dTranspose(_Conv):
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, pad_mode="same",
                  padding=0, output_padding=0, dilation=1, group=1, has_bias=False,
                  weight_init=None, bias_init=None, dtype=mstype.float32):
-        k = C.pair(kernel_size, "kernel_size", "Conv2dTranspose")
-        s = C.pair(stride, "stride", "Conv2dTranspose")
-        d = C.pair(dilation, "dilation", "Conv2dTranspose")
-        if pad_mode == "pad":
-            _padding4(padding, "Conv2dTranspose")
+        k, s, d = _geometry("Conv2dTranspose", 2, kernel_size, stride, dilation, pad_mode,
+                            padding)
         output_padding = C.pair(output_padding, "output_padding", "Conv2dTranspose")
         super().__init__("Conv2dTranspose", in_channels, out_channels, k, s, pad_mode, padding,
-                         d, group, has_bias, weight_init, bias_init,
-                         (in_channels, out_channels // group) + k,
-                         out_channels // group * k[0] * k[1], dtype)
+                         d, group, has_bias, weight_init, bias_init, dtype, transposed=True)
         self.output_padding = output_padding
 
     def construct(self, x):
-        if x.ndim != 4 or x.shape[1] != self.in_channels:
-            raise ValueError(f"For 'Conv2dTranspose', the input must be (N, {self.in_channels}, "
-                             f"H, W), but got shape {x.shape}")
+        nd, cls = len(self.kernel_size), type(self).__name__
+        if x.ndim != nd + 2 or x.shape[1] != self.in_channels:
+            raise ValueError(f"For '{cls}', the input must be (N, {self.in_channels}, "
+                             f"{', '.join('DHW'[3 - nd:])}), but got shape {x.shape}")
         w, b = cast_params(self, self.weight, self.bias)
-        n, _, h, wd = x.shape
-        (kh, kw), (sh, sw), (dh, dw) = self.kernel_size, self.stride, self.dilation
+        sizes = x.shape[2:]
+        ks, st, dil = self.kernel_size, self.stride, self.dilation
         if self.pad_mode == "same":
-            ho, wo = h * sh, wd * sw
-            pad = C.same_padding(ho, kh, sh, dh) + C.same_padding(wo, kw, sw, dw)
+            outs = tuple(n * s for n, s in zip(sizes, st))
+            pad = sum((C.same_padding(o, k, s, d) for o, k, s, d in zip(outs, ks, st, dil)), ())
         elif self.pad_mode == "valid":
-            ho, wo = (h - 1) * sh + dh * (kh - 1) + 1, (wd - 1) * sw + dw * (kw - 1) + 1
-            pad = (0, 0, 0, 0)
+            outs = tuple((n - 1) * s + d * (k - 1) + 1 for n, k, s, d in zip(sizes, ks, st, dil))
+            pad = (0,) * (2 * nd)
         else:
-            pad = _padding4(self.padding, "Conv2dTranspose")
-            oph, opw = self.output_padding
-            ho = (h - 1) * sh - pad[0] - pad[1] + dh * (kh - 1) + oph + 1
-            wo = (wd - 1) * sw - pad[2] - pad[3] + dw * (kw - 1) + opw + 1
-        prim = C.Conv2DBackpropInput(self.in_channels, (kh, kw), "pad", pad, None, 1, (sh, sw),
-                                     (dh, dw), self.group)
-        x, w = _matmul_operands("Conv2dTranspose", x, w)
-        out = apply(prim, (x, w, (n, self.out_channels, ho, wo)))
-        return out if b is None else out + A.reshape(b, (1, -1, 1, 1))
+            pad = _padding_n(self.padding, nd, cls)
+            outs = tuple((n - 1) * s - pad[2 * i] - pad[2 * i + 1] + d * (k - 1) + op + 1
+                         for i, (n, k, s, d, op) in
+                         enumerate(zip(sizes, ks, st, dil, self.output_padding)))
+        if min(outs) < 1:
+            raise ValueError(f"For '{cls}', the output size {outs} is not positive for an input "
+                             f"of shape {x.shape}")
+        prim = (C.Conv3DBackpropInput if nd == 3 else C.Conv2DBackpropInput)(
+            self.in_channels, ks, "pad", pad, None, 1, st, dil, self.group)
+        x, w = _matmul_operands(cls, x, w)
+        out = apply(prim, (x, w, (x.shape[0], self.out_channels) + outs))
+        return out if b is None else out + A.reshape(b, (1, -1) + (1,) * nd)
+
+
+class Conv3d(_Conv):
+    """3-D convolution over NCDHW input; the weight is (out, in/group, kd, kh, kw).
+
+    Args:
+        in_channels, out_channels (int), kernel_size, stride, dilation (int or 3 ints).
+        pad_mode (str): 'same' (default; TF-style, the odd extra at the tail/bottom/right),
+            'valid' or 'pad' (explicit `padding`: an int or (head, tail, top, bottom, left,
+            right)).
+        group (int), has_bias (bool, default False), weight_init, bias_init, data_format
+            ('NCDHW'), dtype.
+    """
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, pad_mode="same",
+                 padding=0, dilation=1, group=1, has_bias=False, weight_init=None, bias_init=None,
+                 data_format="NCDHW", dtype=mstype.float32):
+        k, s, d = _geometry("Conv3d", 3, kernel_size, stride, dilation, pad_mode, padding,
+                            data_format)
+        super().__init__("Conv3d", in_channels, out_channels, k, s, pad_mode, padding, d, group,
+                         has_bias, weight_init, bias_init, dtype)
+
+    def construct(self, x):
+        return self._convolve(x, LF.conv3d)
+
+
+class Conv3dTranspose(Conv2dTranspose):
+    """Transposed 3-D convolution (the gradient of Conv3d w.r.t. its input) over NCDHW input;
+    the weight is (in_channels, out_channels/group, kd, kh, kw) and `padding` an int or
+    (head, tail, top, bottom, left, right). Output sizes as Conv2dTranspose's, per dim."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, pad_mode="same",
+                 padding=0, dilation=1, group=1, output_padding=0, has_bias=False,
+                 weight_init=None, bias_init=None, data_format="NCDHW", dtype=mstype.float32):
+        cls = "Conv3dTranspose"
+        k, s, d = _geometry(cls, 3, kernel_size, stride, dilation, pad_mode, padding,
+                            data_format)
+        output_padding = C.ntuple(output_padding, 3, "output_padding", cls)
+        _Conv.__init__(self, cls, in_channels, out_channels, k, s, pad_mode, padding, d, group,
+                       has_bias, weight_init, bias_init, dtype, transposed=True)
+        self.output_padding = output_padding

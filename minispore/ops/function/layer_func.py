@@ -13,11 +13,11 @@ from ..operations import math_ops as M
 from ..operations import norm_ops as Nn
 from ..primitive import shared
 
-__all__ = ["conv1d", "conv2d", "conv_transpose2d", "max_pool1d", "max_pool2d", "avg_pool1d",
-           "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool2d",
-           "dropout", "dropout1d", "dropout2d", "batch_norm", "layer_norm", "group_norm",
-           "instance_norm", "embedding", "bias_add", "interpolate", "upsample", "pixel_shuffle",
-           "pixel_unshuffle"]
+__all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose2d", "unfold", "fold", "max_pool1d",
+           "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
+           "adaptive_max_pool2d", "dropout", "dropout1d", "dropout2d", "batch_norm", "layer_norm",
+           "group_norm", "instance_norm", "embedding", "bias_add", "interpolate", "upsample",
+           "pixel_shuffle", "pixel_unshuffle"]
 
 
 def _tensor(x, op, arg="input"):
@@ -33,51 +33,53 @@ def _rank(x, n, op, arg="input"):
 
 # ---- convolution -----------------------------------------------------------------------------------
 
-def conv_padding(pad_mode, padding, h, w, kernel, stride, dilation, op):
-    """(top, bottom, left, right) for MindSpore's pad modes: 'valid', 'same' (TF-style, the odd
-    extra row/column at the bottom/right) or 'pad' with `padding` (an int, (h, w) or
-    (top, bottom, left, right))."""
-    if pad_mode == "valid":
-        if padding not in (0, (0, 0), (0, 0, 0, 0)):
-            raise ValueError(f"For '{op}', 'padding' must be 0 when pad_mode is 'valid', "
+def conv_padding(pad_mode, padding, sizes, kernel, stride, dilation, op):
+    """(before, after) per spatial dim, flat, for MindSpore's pad modes: 'valid', 'same'
+    (TF-style, the odd extra row/column at the end) or 'pad' with `padding` (an int, one int
+    per spatial dim, or (before, after) per spatial dim)."""
+    nd = len(sizes)
+    if pad_mode in ("valid", "same"):
+        if padding not in (0, (0,) * nd, (0,) * (2 * nd)):
+            raise ValueError(f"For '{op}', 'padding' must be 0 when pad_mode is '{pad_mode}', "
                              f"but got {padding!r}")
-        return (0, 0, 0, 0)
-    if pad_mode == "same":
-        if padding not in (0, (0, 0), (0, 0, 0, 0)):
-            raise ValueError(f"For '{op}', 'padding' must be 0 when pad_mode is 'same', "
-                             f"but got {padding!r}")
-        top, bottom = C.same_padding(h, kernel[0], stride[0], dilation[0])
-        left, right = C.same_padding(w, kernel[1], stride[1], dilation[1])
-        return (top, bottom, left, right)
+        if pad_mode == "valid":
+            return (0,) * (2 * nd)
+        return sum((C.same_padding(n, k, s, d)
+                    for n, k, s, d in zip(sizes, kernel, stride, dilation)), ())
     if pad_mode == "pad":
-        if isinstance(padding, (int, np.integer)) and not isinstance(padding, bool):
-            pads = (int(padding),) * 4
-        elif isinstance(padding, (tuple, list)) and len(padding) == 2:
-            pads = (padding[0], padding[0], padding[1], padding[1])
-        elif isinstance(padding, (tuple, list)) and len(padding) == 4:
-            pads = tuple(padding)
-        else:
-            raise ValueError(f"For '{op}', 'padding' must be an int or a tuple of 2 or 4 ints, "
-                             f"but got {padding!r}")
-        if any(not isinstance(p, (int, np.integer)) or p < 0 for p in pads):
-            raise ValueError(f"For '{op}', 'padding' must be non-negative ints, got {padding!r}")
-        return tuple(int(p) for p in pads)
+        if isinstance(padding, (tuple, list)) and len(padding) == nd:  # symmetric per dim
+            padding = tuple(p for p in padding for _ in range(2))
+        return C._pad_n(padding, nd, op, "padding")
     raise ValueError(f"For '{op}', 'pad_mode' must be 'valid', 'same' or 'pad', but got "
                      f"{pad_mode!r}")
 
 
 def _conv_prim(x, weight, stride, pad_mode, padding, dilation, groups, op):
-    stride = C.pair(stride, "stride", op)
-    dilation = C.pair(dilation, "dilation", op)
-    if stride[0] < 1 or stride[1] < 1 or dilation[0] < 1 or dilation[1] < 1:
+    nd = weight.ndim - 2
+    stride = C.ntuple(stride, nd, "stride", op)
+    dilation = C.ntuple(dilation, nd, "dilation", op)
+    if min(stride + dilation) < 1:
         raise ValueError(f"For '{op}', 'stride' and 'dilation' must be positive, got {stride} "
                          f"and {dilation}")
     if isinstance(groups, bool) or not isinstance(groups, int) or groups < 1:
         raise ValueError(f"For '{op}', 'groups' must be a positive int, got {groups!r}")
-    pad = conv_padding(pad_mode, padding, x.shape[2], x.shape[3], weight.shape[2:], stride,
-                       dilation, op)
-    return shared(C.Conv2D, weight.shape[0], tuple(weight.shape[2:]), 1, "pad", tuple(pad),
-                  stride, dilation, groups)
+    pad = conv_padding(pad_mode, padding, x.shape[2:], weight.shape[2:], stride, dilation, op)
+    return shared(C.Conv3D if nd == 3 else C.Conv2D, weight.shape[0], tuple(weight.shape[2:]),
+                  1, "pad", tuple(pad), stride, dilation, groups)
+
+
+def _convolve(op, rank, input, weight, bias, stride, pad_mode, padding, dilation, groups):
+    _tensor(input, op)
+    _tensor(weight, op, "weight")
+    _rank(input, rank, op)
+    _rank(weight, rank, op, "weight")
+    if input.shape[1] != weight.shape[1] * groups:
+        raise ValueError(f"For '{op}', the input has {input.shape[1]} channels but the weight "
+                         f"{weight.shape} with groups={groups} expects "
+                         f"{weight.shape[1] * groups}")
+    prim = _conv_prim(input, weight, stride, pad_mode, padding, dilation, groups, op)
+    x, weight = M._matmul_operands(op, input, weight)
+    return _add_channel_bias(prim(x, weight), bias)
 
 
 def _add_channel_bias(out, bias):
@@ -88,17 +90,19 @@ def conv2d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dila
     """2-D convolution of NCHW `input` with `weight` (out_channels, in_channels/groups, kh, kw).
 
     `pad_mode` 'valid' (no padding), 'same' (TF-style) or 'pad' (explicit `padding`)."""
-    _tensor(input, "conv2d")
-    _tensor(weight, "conv2d", "weight")
-    _rank(input, 4, "conv2d")
-    _rank(weight, 4, "conv2d", "weight")
-    if input.shape[1] != weight.shape[1] * groups:
-        raise ValueError(f"For 'conv2d', the input has {input.shape[1]} channels but the weight "
-                         f"{weight.shape} with groups={groups} expects "
-                         f"{weight.shape[1] * groups}")
-    prim = _conv_prim(input, weight, stride, pad_mode, padding, dilation, groups, "conv2d")
-    x, weight = M._matmul_operands("conv2d", input, weight)
-    return _add_channel_bias(prim(x, weight), bias)
+    return _convolve("conv2d", 4, input, weight, bias, stride, pad_mode, padding, dilation,
+                     groups)
+
+
+def conv3d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dilation=1, groups=1):
+    """3-D convolution of NCDHW `input` with `weight` (out_channels, in_channels/groups, kd, kh,
+    kw); `stride` and `dilation` an int or 3 ints.
+
+    `pad_mode` 'valid' (no padding), 'same' (TF-style: the odd extra at the tail, bottom and
+    right) or 'pad' with `padding`: an int or 3 ints (d, h, w) as in MindSpore, or 6 ints
+    (head, tail, top, bottom, left, right)."""
+    return _convolve("conv3d", 5, input, weight, bias, stride, pad_mode, padding, dilation,
+                     groups)
 
 
 def conv1d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dilation=1, groups=1):
@@ -147,6 +151,48 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     x, weight = M._matmul_operands(op, input, weight)
     out = apply(prim, (x, weight, (n, weight.shape[1] * groups, ho, wo)))
     return _add_channel_bias(out, bias)
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    """The sliding blocks of NCHW `input` as columns (im2col): (N, C*kh*kw, L), rows ordered by
+    channel, then kernel row, then kernel column; L blocks in row-major order. `kernel_size`,
+    `dilation`, `padding` (symmetric) and `stride` are ints or pairs."""
+    _tensor(input, "unfold")
+    _rank(input, 4, "unfold")
+    prim = _patch_prim(C.Im2Col, "unfold", kernel_size, dilation, padding, stride)
+    (kh, kw), n, c = prim.kernel_size, input.shape[0], input.shape[1]
+    cols = apply(prim, (input,))
+    return A.reshape(cols, (n, c * kh * kw, cols.shape[3]))
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    """The adjoint of `unfold` (col2im): columns `input` (N, C*kh*kw, L) summed back into
+    (N, C, *output_size), overlapping blocks adding up. `output_size` is a pair of ints or, as
+    MindSpore requires, an int Tensor of 2 elements."""
+    _tensor(input, "fold")
+    _rank(input, 3, "fold")
+    prim = _patch_prim(C.Col2Im, "fold", kernel_size, dilation, padding, stride)
+    size = C._size_pair(output_size, "fold")
+    kh, kw = prim.kernel_size
+    n, rows, length = input.shape
+    if rows % (kh * kw):
+        raise ValueError(f"For 'fold', the input's second dim ({rows}) must divide by the "
+                         f"kernel size {kh}x{kw}, but got shape {input.shape}")
+    blocks = math.prod(prim._blocks(*size, input.shape))
+    if length != blocks:
+        raise ValueError(f"For 'fold', output_size {size} with these kernel_size, dilation, "
+                         f"padding and stride has {blocks} blocks, but the input of shape "
+                         f"{input.shape} has {length}")
+    return prim(A.reshape(input, (n, rows // (kh * kw), kh * kw, length)), size)
+
+
+def _patch_prim(cls, op, kernel_size, dilation, padding, stride):
+    kernel, dil, pad, st = (C.pair(v, name, op) for v, name in (
+        (kernel_size, "kernel_size"), (dilation, "dilation"), (padding, "padding"),
+        (stride, "stride")))
+    if cls is C.Im2Col:
+        return shared(cls, kernel, st, dil, pad)
+    return shared(cls, kernel, dil, pad, st)
 
 
 # ---- pooling ---------------------------------------------------------------------------------------

@@ -10,6 +10,8 @@ from ...common import dtype as mstype
 from ...common.tensor import Tensor
 from ..operations import array_ops as A
 from ..operations import math_ops as M
+from ..operations.einsum_ops import Einsum
+from ..primitive import shared
 from ..operations._kernels import normalize_axes, normalize_axis
 
 __all__ = [
@@ -25,7 +27,7 @@ __all__ = [
     "exp2", "sum", "reduce_sum", "mean", "reduce_mean", "prod", "max", "min", "amax", "amin",
     "argmax", "argmin", "std", "var", "std_mean", "var_mean", "logsumexp", "cumsum", "cumprod",
     "all", "any", "count_nonzero", "norm", "matmul", "bmm", "mm", "dot", "outer", "inner",
-    "addmm", "tensor_dot",
+    "addmm", "tensor_dot", "einsum",
 ]
 
 _NUMBERS = (bool, int, float, np.bool_, np.integer, np.floating)
@@ -812,3 +814,20 @@ def tensor_dot(x1, x2, axes):
     out = matmul(A.reshape(a, (math.prod(x1.shape[i] for i in free1), k)),
                  A.reshape(b, (k, math.prod(x2.shape[i] for i in free2))))
     return A.reshape(out, tuple(x1.shape[i] for i in free1) + tuple(x2.shape[i] for i in free2))
+
+
+def einsum(equation, *operands):
+    """Einstein summation of `operands` (Tensors of one dtype) by `equation`, e.g.
+    ``einsum("bij,bjk->bik", x, y)``: NumPy's rules (implicit output = the labels used once,
+    sorted; '...' broadcasts; a label repeated in one operand takes the diagonal).
+
+    MindSpore 2.10 has no CPU kernel for it; this follows its documented semantics. A single
+    tuple or list of Tensors is also accepted in place of the operands."""
+    if len(operands) == 1 and isinstance(operands[0], (tuple, list)):
+        operands = tuple(operands[0])
+    for k, x in enumerate(operands):
+        _tensor(x, "einsum", f"operands[{k}]")
+    if not isinstance(equation, str):
+        raise TypeError(f"For 'einsum', 'equation' must be a str, but got "
+                        f"{type(equation).__name__}")
+    return shared(Einsum, equation)(operands)

@@ -14,13 +14,14 @@ from ...common.seed import generator
 from ...common.tensor import Tensor
 from ..primitive import PRIMITIVES, Primitive, PrimitiveWithCheck, PrimitiveWithInfer, \
     prim_attr_register
-from . import array_ops, conv_ops, loss_ops, math_ops, nn_ops, norm_ops  # noqa: F401  (they register)
+from . import array_ops, conv_ops, einsum_ops, loss_ops, math_ops, nn_ops, norm_ops  # noqa: F401,E501  (they register)
 from .array_ops import Split as SplitV
 
 # Registered primitives that only serve other rules (bprops, indexing, the engine) and have no
 # MindSpore user-facing counterpart stay out of the namespace.
 _INTERNAL = {"Getitem", "Setitem", "SumTo", "ProdOthers", "SingularValues", "BCEWithLogits",
              "BatchNormTraining", "Conv2DBackpropFilter", "SparseSoftmaxCrossEntropy",
+             "Conv3DBackpropInput", "Conv3DBackpropFilter",
              "WindowScatter", "WindowGather"}
 _REGISTERED = sorted(name for name in PRIMITIVES
                      if name not in _INTERNAL and not name.endswith("Grad") and name != "Split")

@@ -1,12 +1,16 @@
-"""Convolution and pooling primitives on NCHW arrays, without Python loops over pixels or batch.
+"""Convolution (2-D and 3-D), im2col/col2im and pooling primitives on channels-first arrays,
+without Python loops over pixels or batch.
 
-Convolution is im2col through a strided view and one GEMM. Its three primitives are each other's
-adjoints: Conv2D(x, w), Conv2DBackpropInput(g, w) (the gradient w.r.t. x, and the transposed
-convolution) and Conv2DBackpropFilter(g, x) (the gradient w.r.t. w), so gradients of any order
-stay inside the family. Pooling reduces a strided window view; both poolings' gradients are
+Convolution is im2col through a strided view and one GEMM, for any number of spatial dims. Its
+three primitives are each other's adjoints: Conv2D(x, w), Conv2DBackpropInput(g, w) (the
+gradient w.r.t. x, and the transposed convolution) and Conv2DBackpropFilter(g, x) (the gradient
+w.r.t. w), so gradients of any order stay inside the family; Conv3D and its two adjoints are the
+same classes over three spatial dims. Im2Col and Col2Im (`ops.unfold`, `ops.fold`) are each
+other's adjoints too. Pooling reduces a strided window view; both poolings' gradients are
 WindowScatter (each output gradient spread over its window with constant weights: 1/divisor for
 the mean, the maxima's mask for the max), whose adjoint is WindowGather.
 """
+import itertools
 import math
 
 import numpy as np
@@ -14,19 +18,26 @@ from numpy.lib.stride_tricks import as_strided
 
 from ..._autodiff.tape import apply
 from ..primitive import Primitive, register, shared
-from . import array_ops as A
 
 
 # ---- geometry --------------------------------------------------------------------------------------
 
+def _is_int(v):
+    return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+
+
+def ntuple(v, n, name, op):
+    """n ints from an int or a sequence of n ints."""
+    if _is_int(v):
+        return (int(v),) * n
+    if isinstance(v, (tuple, list)) and len(v) == n and all(_is_int(e) for e in v):
+        return tuple(int(e) for e in v)
+    raise TypeError(f"For '{op}', '{name}' must be an int or a tuple of {n} ints, but got {v!r}")
+
+
 def pair(v, name, op):
     """(a, b) from an int or a pair of ints."""
-    if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
-        return int(v), int(v)
-    if isinstance(v, (tuple, list)) and len(v) == 2 and all(
-            isinstance(e, (int, np.integer)) and not isinstance(e, bool) for e in v):
-        return int(v[0]), int(v[1])
-    raise TypeError(f"For '{op}', '{name}' must be an int or a pair of ints, but got {v!r}")
+    return ntuple(v, 2, name, op)
 
 
 def out_size(n, k, s, d, pad_total):
@@ -54,13 +65,13 @@ def _pad(x, pad, value=0.0):
     return np.pad(x, ((0, 0), (0, 0), (top, bottom), (left, right)), constant_values=value)
 
 
-def _pad_channels_last(x, pad):
-    """NCHW x as a C-contiguous (N, H, W, C) array, zero-padded by (top, bottom, left, right)
-    (a view when x is already channels-last and needs no padding)."""
-    top, bottom, left, right = pad
-    xh = x.transpose(0, 2, 3, 1)
-    if top or bottom or left or right:
-        return np.pad(xh, ((0, 0), (top, bottom), (left, right), (0, 0)))
+def _pad_channels_last(x, pads):
+    """Channels-first x as a C-contiguous channels-last array, zero-padded by `pads` (before,
+    after per spatial dim; a view when x is already channels-last and needs no padding)."""
+    nd = x.ndim - 2
+    xh = x.transpose(0, *range(2, nd + 2), 1)
+    if any(pads):
+        return np.pad(xh, ((0, 0),) + tuple(zip(pads[::2], pads[1::2])) + ((0, 0),))
     return xh if xh.flags.c_contiguous else np.ascontiguousarray(xh)
 
 
@@ -69,105 +80,146 @@ def _crop(xp, pad, h, w):
     return xp[:, :, top:top + h, left:left + w]
 
 
-def _pad4(pad, op):
-    if isinstance(pad, (int, np.integer)) and not isinstance(pad, bool):
-        pads = (int(pad),) * 4
-    elif isinstance(pad, (tuple, list)) and len(pad) == 4:
+def _pad_n(pad, n, op, name="pad"):
+    """2n non-negative ints (before, after per spatial dim) from an int or 2n ints."""
+    if _is_int(pad):
+        pads = (int(pad),) * (2 * n)
+    elif isinstance(pad, (tuple, list)) and len(pad) == 2 * n and all(_is_int(p) for p in pad):
         pads = tuple(int(p) for p in pad)
     else:
-        raise ValueError(f"For '{op}', 'pad' must be an int or 4 ints (top, bottom, left, "
-                         f"right), but got {pad!r}")
+        raise ValueError(f"For '{op}', '{name}' must be an int or {2 * n} ints, but got {pad!r}")
     if min(pads) < 0:
-        raise ValueError(f"For '{op}', 'pad' must be non-negative, but got {pad!r}")
+        raise ValueError(f"For '{op}', '{name}' must be non-negative, but got {pad!r}")
     return pads
+
+
+def _pad4(pad, op):
+    return _pad_n(pad, 2, op)
+
+
+def _tap_slices(tap, dilation, stride, outs):
+    """Per spatial dim, the positions that kernel tap `tap` reads for each output position."""
+    return tuple(slice(p * d, p * d + s * (o - 1) + 1, s)
+                 for p, d, s, o in zip(tap, dilation, stride, outs))
 
 
 class _ConvGeometry(Primitive):
     """The convolution family's configuration, in MindSpore's form: out_channel, kernel_size,
     mode, pad_mode ('valid', 'same' (TF-style, resolved per input) or 'pad' with `pad`: an int
-    or (top, bottom, left, right)), stride, dilation, group."""
+    or (before, after) per spatial dim: (top, bottom, left, right) in 2-D, (head, tail, top,
+    bottom, left, right) in 3-D), stride, dilation, group. `_nd` is the number of spatial dims.
+    """
+
+    _nd = 2
+    _layout = "NCHW"
 
     def __init__(self, out_channel, kernel_size, mode=1, pad_mode="valid", pad=0, stride=1,
-                 dilation=1, group=1, data_format="NCHW"):
+                 dilation=1, group=1, data_format=None):
         super().__init__()
+        nd = self._nd
         self.out_channel = out_channel
-        self.kernel_size = pair(kernel_size, "kernel_size", self.name)
+        self.kernel_size = ntuple(kernel_size, nd, "kernel_size", self.name)
         self.mode = mode
         pad_mode = pad_mode.lower() if isinstance(pad_mode, str) else pad_mode
         if pad_mode not in ("valid", "same", "pad"):
             raise ValueError(f"For '{self.name}', 'pad_mode' must be 'valid', 'same' or 'pad', "
                              f"but got {pad_mode!r}")
         self.pad_mode = pad_mode
-        self.pad = _pad4(pad, self.name)
+        self.pad = _pad_n(pad, nd, self.name)
         if pad_mode != "pad" and any(self.pad):
             raise ValueError(f"For '{self.name}', 'pad' must be 0 unless pad_mode is 'pad', but "
                              f"got {pad!r}")
-        self.stride = pair(stride, "stride", self.name)
-        self.dilation = pair(dilation, "dilation", self.name)
-        if min(self.stride + self.dilation) < 1:
-            raise ValueError(f"For '{self.name}', 'stride' and 'dilation' must be positive")
+        self.stride = ntuple(stride, nd, "stride", self.name)
+        self.dilation = ntuple(dilation, nd, "dilation", self.name)
+        if min(self.stride + self.dilation + self.kernel_size) < 1:
+            raise ValueError(f"For '{self.name}', 'kernel_size', 'stride' and 'dilation' must be "
+                             f"positive, but got {self.kernel_size}, {self.stride} and "
+                             f"{self.dilation}")
         self.group = int(group)
         if self.group < 1:
             raise ValueError(f"For '{self.name}', 'group' must be positive, got {group!r}")
+        data_format = self._layout if data_format is None else data_format
+        if data_format != self._layout:
+            raise ValueError(f"For '{self.name}', only data_format '{self._layout}' is "
+                             f"supported, but got {data_format!r}")
         self.data_format = data_format
 
     @property
     def groups(self):
         return self.group
 
-    def _pads(self, h, w, kh, kw):
-        """(top, bottom, left, right) for an input of height h and width w."""
-        if self.pad_mode == "same":
-            return (same_padding(h, kh, self.stride[0], self.dilation[0]) +
-                    same_padding(w, kw, self.stride[1], self.dilation[1]))
-        return self.pad
+    def _fit(self, sizes, ks):
+        """(pads, output sizes) for spatial input `sizes` and kernel `ks`: the padding as
+        (before, after) per spatial dim, flat. Cached per instance (shared primitives see the
+        same few input sizes on every call)."""
+        fits = self.__dict__.setdefault("_fits", {})
+        key = (tuple(sizes), tuple(ks))
+        fit = fits.get(key)
+        if fit is None:
+            if self.pad_mode == "same":
+                pads = sum((same_padding(n, k, s, d) for n, k, s, d in
+                            zip(sizes, ks, self.stride, self.dilation)), ())
+            else:
+                pads = self.pad
+            outs = tuple(out_size(n, k, s, d, pads[2 * i] + pads[2 * i + 1]) for i, (n, k, s, d)
+                         in enumerate(zip(sizes, ks, self.stride, self.dilation)))
+            if len(fits) >= 64:
+                fits.clear()
+            fit = fits[key] = (pads, outs)
+        return fit
 
-    def _out_hw(self, h, w, kh, kw):
-        (sh, sw), (dh, dw) = self.stride, self.dilation
-        t, b, l, r = self._pads(h, w, kh, kw)
-        return out_size(h, kh, sh, dh, t + b), out_size(w, kw, sw, dw, l + r)
+    def _pads(self, sizes, ks):
+        return self._fit(sizes, ks)[0]
 
-    def _im2col(self, x, kh, kw):
-        """(N*Ho*Wo, G, kh*kw*C/G) patches of x, and (Ho, Wo): one copy from a strided view of
-        x channels-last, each patch laid out (kh, kw, C/G) so that the copy reads memory in
-        runs of whole pixels (a (C/G, kh, kw) order reads it element by element, 5x slower)."""
-        n, c, h, w = x.shape
-        ho, wo = self._out_hw(h, w, kh, kw)
-        (sh, sw), (dh, dw) = self.stride, self.dilation
-        xh = _pad_channels_last(x, self._pads(h, w, kh, kw))
-        g = self.groups
-        s0, s1, s2, s3 = xh.strides
-        win = as_strided(xh, (n, ho, wo, g, kh, kw, c // g),
-                         (s0, s1 * sh, s2 * sw, s3 * (c // g), s1 * dh, s2 * dw, s3),
-                         writeable=False)
-        return win.reshape(n * ho * wo, g, kh * kw * (c // g)), ho, wo
+    def _out_sizes(self, sizes, ks):
+        return self._fit(sizes, ks)[1]
 
-    def _col2im(self, taps, x_shape, kh, kw, ho, wo):
-        """The adjoint of _im2col, from per-tap patch gradients `taps` (kh*kw, N*Ho*Wo, C):
-        each tap is one strided add of a contiguous block into a channels-last buffer.
-        Returns an NCHW view of channels-last memory, as Conv2D's output is."""
-        n, c, h, w = x_shape
-        (sh, sw), (dh, dw) = self.stride, self.dilation
-        t, b, l, r = self._pads(h, w, kh, kw)
-        xp = np.zeros((n, h + t + b, w + l + r, c), taps.dtype)
-        for p in range(kh):
-            for q in range(kw):
-                xp[:, p * dh:p * dh + sh * (ho - 1) + 1:sh,
-                   q * dw:q * dw + sw * (wo - 1) + 1:sw, :] += taps[p * kw + q].reshape(
-                    n, ho, wo, c)
-        return xp[:, t:t + h, l:l + w, :].transpose(0, 3, 1, 2)
+    def _im2col(self, x, ks):
+        """(N*prod(outs), G, prod(ks)*C/G) patches of x, and the output sizes: one copy from a
+        strided view of x channels-last, each patch laid out (k..., C/G) so that the copy reads
+        memory in runs of whole pixels (a (C/G, k...) order reads it element by element, 5x
+        slower)."""
+        n, c = x.shape[:2]
+        outs = self._out_sizes(x.shape[2:], ks)
+        xh = _pad_channels_last(x, self._pads(x.shape[2:], ks))
+        cg = c // self.groups
+        st = xh.strides
+        sp = st[1:-1]
+        # perf: an ndarray over xh's buffer is the same view as as_strided's, ~10x cheaper
+        win = np.ndarray((n, *outs, self.groups, *ks, cg), xh.dtype, xh, 0,
+                         (st[0], *(a * s for a, s in zip(sp, self.stride)), st[-1] * cg,
+                          *(a * d for a, d in zip(sp, self.dilation)), st[-1]))
+        return win.reshape(n * math.prod(outs), self.groups, math.prod(ks) * cg), outs
+
+    def _col2im(self, taps, x_shape, ks, outs):
+        """The adjoint of _im2col, from per-tap patch gradients `taps` (prod(ks), M, C): each
+        tap is one strided add of a contiguous block into a channels-last buffer. Returns a
+        channels-first view of channels-last memory, as the convolution's output is."""
+        n, c = x_shape[:2]
+        sizes = x_shape[2:]
+        pads = self._pads(sizes, ks)
+        padded = tuple(s + b + a for s, b, a in zip(sizes, pads[::2], pads[1::2]))
+        xp = np.zeros((n, *padded, c), taps.dtype)
+        whole = slice(None)
+        for t, tap in enumerate(itertools.product(*map(range, ks))):
+            xp[(whole, *_tap_slices(tap, self.dilation, self.stride, outs), whole)] += \
+                taps[t].reshape(n, *outs, c)
+        crop = tuple(slice(b, b + s) for b, s in zip(pads[::2], sizes))
+        return xp[(whole, *crop, whole)].transpose(0, self._nd + 1, *range(1, self._nd + 1))
 
     def _weight_matrix(self, w):
-        """w (O, C/G, kh, kw) as (G, O/G, kh*kw*C/G), in _im2col's patch order."""
-        o, cg, kh, kw = w.shape
-        g = self.groups
-        return w.reshape(g, o // g, cg, kh, kw).transpose(0, 1, 3, 4, 2).reshape(
-            g, o // g, kh * kw * cg)
+        """w (O, C/G, k...) as (G, O/G, prod(k)*C/G), in _im2col's patch order."""
+        o, cg = w.shape[:2]
+        g, nd = self.groups, self._nd
+        return w.reshape(g, o // g, *w.shape[1:]).transpose(
+            0, 1, *range(3, nd + 3), 2).reshape(g, o // g, -1)
 
     def _check(self, x, w, op):
-        if x.ndim != 4 or w.ndim != 4:
-            raise ValueError(f"For '{op}', the input and weight must be 4-D (NCHW, OIHW), but got "
-                             f"shapes {x.shape} and {w.shape}")
+        rank = self._nd + 2
+        if x.ndim != rank or w.ndim != rank:
+            raise ValueError(f"For '{op}', the input and weight must be {rank}-D "
+                             f"({self._layout}, and (O, C/group, k...)), but got shapes "
+                             f"{x.shape} and {w.shape}")
         if x.dtype != w.dtype:
             raise TypeError(f"For '{op}', the input and weight dtypes differ: {x.dtype} and "
                             f"{w.dtype}")
@@ -195,32 +247,35 @@ class Conv2D(_ConvGeometry):
         constant input, so the weight gradient reuses them instead of rebuilding them."""
         from ...common.tensor import Tensor
         if not isinstance(x, Tensor) or not isinstance(w, Tensor):
-            raise TypeError(f"For 'Conv2D', the input and weight must be Tensors, but got "
+            raise TypeError(f"For '{self.name}', the input and weight must be Tensors, but got "
                             f"{type(x).__name__} and {type(w).__name__}")
-        self._check(x._data, w._data, "Conv2D")
-        kh, kw = w._data.shape[2:]
-        ho, wo = self._out_hw(x._data.shape[2], x._data.shape[3], kh, kw)
-        cols = self._im2col(x._data, kh, kw)[0] if ho > 0 and wo > 0 else None
+        self._check(x._data, w._data, self.name)
+        ks = w._data.shape[2:]
+        outs = self._out_sizes(x._data.shape[2:], ks)
+        cols = self._im2col(x._data, ks)[0] if min(outs) > 0 else None
         return apply(self, (x, w, cols))
 
     def forward(self, x, w, cols=None):
-        self._check(x, w, "Conv2D")
+        op = self.name
+        self._check(x, w, op)
         n, c = x.shape[:2]
-        o, cg, kh, kw = w.shape
-        if (kh, kw) != self.kernel_size or o != self.out_channel:
-            raise ValueError(f"For 'Conv2D', the weight of shape {w.shape} does not match "
+        o, cg = w.shape[:2]
+        ks = w.shape[2:]
+        if ks != self.kernel_size or o != self.out_channel:
+            raise ValueError(f"For '{op}', the weight of shape {w.shape} does not match "
                              f"out_channel={self.out_channel} and kernel_size={self.kernel_size}")
         if c != cg * self.groups or o % self.groups:
-            raise ValueError(f"For 'Conv2D', input channels {c} and weight {w.shape} do not match "
+            raise ValueError(f"For '{op}', input channels {c} and weight {w.shape} do not match "
                              f"groups={self.groups}")
-        ho, wo = self._out_hw(x.shape[2], x.shape[3], kh, kw)
-        if ho <= 0 or wo <= 0:
-            raise ValueError(f"For 'Conv2D', the kernel {kh}x{kw} (dilation {self.dilation}) is "
-                             f"larger than the padded input of shape {x.shape}")
+        outs = self._out_sizes(x.shape[2:], ks)
+        if min(outs) <= 0:
+            raise ValueError(f"For '{op}', the kernel {ks} (dilation {self.dilation}) is larger "
+                             f"than the padded input of shape {x.shape}")
         if cols is None:
-            cols = self._im2col(x, kh, kw)[0]
-        out = _gemm_groups(cols, self._weight_matrix(w))  # (N*Ho*Wo, O)
-        return out.reshape(n, ho, wo, o).transpose(0, 3, 1, 2)  # NCHW view of NHWC memory
+            cols = self._im2col(x, ks)[0]
+        out = _gemm_groups(cols, self._weight_matrix(w))  # (N*prod(outs), O)
+        # a channels-first view of channels-last memory
+        return out.reshape(n, *outs, o).transpose(0, self._nd + 1, *range(1, self._nd + 1))
 
     def bprop(self, saved, dout, needs):
         x, w, cols = saved
@@ -239,7 +294,7 @@ class Conv2DBackpropInput(_ConvGeometry):
     saves = ("g", "w", "x_shape")
 
     def __init__(self, out_channel, kernel_size, pad_mode="valid", pad=0, pad_list=None, mode=1,
-                 stride=1, dilation=1, group=1, data_format="NCHW"):
+                 stride=1, dilation=1, group=1, data_format=None):
         super().__init__(out_channel, kernel_size, mode, pad_mode,
                          pad_list if pad_list is not None else pad, stride, dilation, group,
                          data_format)
@@ -248,32 +303,40 @@ class Conv2DBackpropInput(_ConvGeometry):
         return apply(self, (g, w, tuple(x_shape)))
 
     def forward(self, g, w, x_shape):
-        self._check(g, w, "Conv2DBackpropInput")
-        n, o, ho, wo = g.shape
-        _, cg, kh, kw = w.shape
+        op = self.name
+        self._check(g, w, op)
+        n, o = g.shape[:2]
+        outs = g.shape[2:]
         if o != w.shape[0]:
-            raise ValueError(f"For 'Conv2DBackpropInput', the gradient has {o} channels but the "
-                             f"weight {w.shape} has {w.shape[0]} outputs")
-        g2 = np.ascontiguousarray(g.transpose(0, 2, 3, 1)).reshape(n * ho * wo, o)
-        return self._col2im(self._patch_gradients(g2, w), tuple(x_shape), kh, kw, ho, wo)
+            raise ValueError(f"For '{op}', the gradient has {o} channels but the weight "
+                             f"{w.shape} has {w.shape[0]} outputs")
+        if len(x_shape) != self._nd + 2 or x_shape[1] != w.shape[1] * self.groups:
+            raise ValueError(f"For '{op}', the input shape {tuple(x_shape)} does not match the "
+                             f"weight {w.shape} with groups={self.groups}")
+        if self._out_sizes(x_shape[2:], w.shape[2:]) != outs or x_shape[0] != n:
+            raise ValueError(f"For '{op}', the gradient of shape {g.shape} does not match the "
+                             f"input shape {tuple(x_shape)}")
+        g2 = np.ascontiguousarray(g.transpose(0, *range(2, self._nd + 2), 1)).reshape(-1, o)
+        return self._col2im(self._patch_gradients(g2, w), tuple(x_shape), w.shape[2:], outs)
 
     def _patch_gradients(self, g2, w):
-        """(kh*kw, M, C) gradients of the im2col patches, tap by tap, from g2 (M, O): one
+        """(prod(k), M, C) gradients of the im2col patches, tap by tap, from g2 (M, O): one
         batched GEMM whose taps come out contiguous for _col2im."""
-        o, cg, kh, kw = w.shape
+        o, cg = w.shape[:2]
+        taps = math.prod(w.shape[2:])
         g = self.groups
         c = cg * g
-        if c == 1:  # one output column per tap: a single GEMM, (kh*kw, O) @ (O, M)
-            return (w.reshape(o, kh * kw).T @ g2.T)[:, :, None]
+        if c == 1:  # one output column per tap: a single GEMM, (T, O) @ (O, M)
+            return (w.reshape(o, taps).T @ g2.T)[:, :, None]
         if g == 1:
-            return np.matmul(g2, w.transpose(2, 3, 0, 1).reshape(kh * kw, o, cg))
-        w_taps = w.reshape(g, o // g, cg, kh * kw).transpose(3, 0, 1, 2)  # (T, G, O/G, C/G)
+            return np.matmul(g2, w.reshape(o, cg, taps).transpose(2, 0, 1))
+        w_taps = w.reshape(g, o // g, cg, taps).transpose(3, 0, 1, 2)  # (T, G, O/G, C/G)
         per_group = np.matmul(g2.reshape(-1, g, o // g).transpose(1, 0, 2), w_taps)
-        return per_group.transpose(0, 2, 1, 3).reshape(kh * kw, -1, c)  # (T, M, C)
+        return per_group.transpose(0, 2, 1, 3).reshape(taps, -1, c)  # (T, M, C)
 
     def bprop(self, saved, dx_bar, needs):
         g, w, _ = saved
-        dg = _conv_like(self, Conv2D)(dx_bar, w) if needs[0] else None
+        dg = _conv_like(self, "conv")(dx_bar, w) if needs[0] else None
         dw = conv_backprop_filter(self, g, dx_bar, w.shape) if needs[1] else None
         return dg, dw, None
 
@@ -287,51 +350,187 @@ class Conv2DBackpropFilter(_ConvGeometry):
     saves = ("g", "x")
 
     def __init__(self, out_channel, kernel_size, pad_mode="valid", pad=0, pad_list=None, mode=1,
-                 stride=1, dilation=1, group=1, data_format="NCHW"):
+                 stride=1, dilation=1, group=1, data_format=None):
         super().__init__(out_channel, kernel_size, mode, pad_mode,
                          pad_list if pad_list is not None else pad, stride, dilation, group,
                          data_format)
 
     def forward(self, g, x, w_shape, cols=None):
-        o, cg, kh, kw = w_shape
-        ho, wo = g.shape[2:]
+        o, cg = w_shape[:2]
+        ks = tuple(w_shape[2:])
         if cols is None:
-            cols = self._im2col(x, kh, kw)[0]  # (M, G, C/G*kh*kw)
-        n = x.shape[0]
-        g2 = np.ascontiguousarray(g.transpose(0, 2, 3, 1)).reshape(n * ho * wo, self.groups,
-                                                                   o // self.groups)
-        dw = np.matmul(g2.transpose(1, 2, 0), cols.transpose(1, 0, 2))  # (G, O/G, kh*kw*C/G)
-        return np.ascontiguousarray(dw.reshape(o, kh, kw, cg).transpose(0, 3, 1, 2))
+            cols = self._im2col(x, ks)[0]  # (M, G, prod(ks)*C/G)
+        g2 = np.ascontiguousarray(g.transpose(0, *range(2, self._nd + 2), 1)).reshape(
+            -1, self.groups, o // self.groups)
+        dw = np.matmul(g2.transpose(1, 2, 0), cols.transpose(1, 0, 2))  # (G, O/G, T*C/G)
+        return np.ascontiguousarray(
+            dw.reshape(o, *ks, cg).transpose(0, self._nd + 1, *range(1, self._nd + 1)))
 
     def bprop(self, saved, dw_bar, needs):
         g, x = saved
-        dg = _conv_like(self, Conv2D)(x, dw_bar) if needs[0] else None
+        dg = _conv_like(self, "conv")(x, dw_bar) if needs[0] else None
         dx = conv_backprop_input(self, g, dw_bar, x.shape) if needs[1] else None
         return dg, dx, None, None
 
 
-def _conv_like(prim, cls):
-    """A member of the family with prim's geometry (its 'same' padding resolves alike, since
-    every member pads by the input x's size), made once per primitive and kept."""
+class _Conv3DGeometry:
+    """Mixed in first: the same convolution over (D, H, W), NCDHW, with `pad` as (head, tail,
+    top, bottom, left, right)."""
+
+    _nd = 3
+    _layout = "NCDHW"
+
+
+@register
+class Conv3D(_Conv3DGeometry, Conv2D):
+    """3-D cross-correlation of x (N, C, D, H, W) with w (O, C/groups, kd, kh, kw), after `pad`
+    (head, tail, top, bottom, left, right).  dx = Conv3DBackpropInput(dout, w);
+    dw = Conv3DBackpropFilter(dout, x)."""
+
+
+@register
+class Conv3DBackpropInput(_Conv3DGeometry, Conv2DBackpropInput):
+    """The adjoint of Conv3D w.r.t. its input (and the 3-D transposed convolution).
+    dg = Conv3D(dx_bar, w);  dw = Conv3DBackpropFilter(g, dx_bar)."""
+
+
+@register
+class Conv3DBackpropFilter(_Conv3DGeometry, Conv2DBackpropFilter):
+    """The adjoint of Conv3D w.r.t. its weight.  dg = Conv3D(x, dw_bar);
+    dx = Conv3DBackpropInput(g, dw_bar)."""
+
+
+_FAMILIES = {2: {"conv": Conv2D, "input": Conv2DBackpropInput, "filter": Conv2DBackpropFilter},
+             3: {"conv": Conv3D, "input": Conv3DBackpropInput, "filter": Conv3DBackpropFilter}}
+
+
+def _conv_like(prim, role):
+    """The family member ('conv', 'input' or 'filter') with prim's geometry (its 'same' padding
+    resolves alike, since every member pads by the input x's size), made once and kept."""
     family = prim.__dict__.setdefault("_family", {})
-    member = family.get(cls)
+    member = family.get(role)
     if member is None:
-        if cls is Conv2D:
-            member = Conv2D(prim.out_channel, prim.kernel_size, prim.mode, prim.pad_mode,
-                            prim.pad, prim.stride, prim.dilation, prim.group)
+        cls = _FAMILIES[prim._nd][role]
+        if role == "conv":
+            member = cls(prim.out_channel, prim.kernel_size, prim.mode, prim.pad_mode,
+                         prim.pad, prim.stride, prim.dilation, prim.group)
         else:
             member = cls(prim.out_channel, prim.kernel_size, prim.pad_mode, prim.pad, None,
                          prim.mode, prim.stride, prim.dilation, prim.group)
-        family[cls] = member
+        family[role] = member
     return member
 
 
 def conv_backprop_input(prim, g, w, x_shape):
-    return apply(_conv_like(prim, Conv2DBackpropInput), (g, w, tuple(x_shape)))
+    return apply(_conv_like(prim, "input"), (g, w, tuple(x_shape)))
 
 
 def conv_backprop_filter(prim, g, x, w_shape, cols=None):
-    return apply(_conv_like(prim, Conv2DBackpropFilter), (g, x, tuple(w_shape), cols))
+    return apply(_conv_like(prim, "filter"), (g, x, tuple(w_shape), cols))
+
+
+# ---- im2col and col2im as ops (ops.unfold, ops.fold) ---------------------------------------------
+
+class _PatchGeometry(Primitive):
+    """Sliding-block geometry over NCHW: kernel_size, dilation, padding (symmetric: an int or
+    (pad_h, pad_w)) and stride, each an int or a pair."""
+
+    def __init__(self, kernel_size, dilation=1, padding=0, stride=1):
+        super().__init__()
+        op = self.name
+        self.kernel_size = pair(kernel_size, "kernel_size", op)
+        self.dilation = pair(dilation, "dilation", op)
+        self.padding = pair(padding, "padding", op)
+        self.stride = pair(stride, "stride", op)
+        if min(self.kernel_size + self.dilation + self.stride) < 1 or min(self.padding) < 0:
+            raise ValueError(f"For '{op}', 'kernel_size', 'dilation' and 'stride' must be "
+                             f"positive and 'padding' non-negative, but got {self.kernel_size}, "
+                             f"{self.dilation}, {self.stride} and {self.padding}")
+
+    def _blocks(self, h, w, shape):
+        """(Ho, Wo): the number of blocks along each spatial dim of an (h, w) input."""
+        (kh, kw), (dh, dw), (ph, pw), (sh, sw) = (self.kernel_size, self.dilation, self.padding,
+                                                  self.stride)
+        ho, wo = out_size(h, kh, sh, dh, 2 * ph), out_size(w, kw, sw, dw, 2 * pw)
+        if ho <= 0 or wo <= 0:
+            raise ValueError(f"For '{self.name}', the kernel {self.kernel_size} (dilation "
+                             f"{self.dilation}) is larger than the padded input of spatial size "
+                             f"{(h, w)} (shape {shape})")
+        return ho, wo
+
+
+@register
+class Im2Col(_PatchGeometry):
+    """The sliding blocks of x (N, C, H, W) as (N, C, kh*kw, L), L blocks in row-major order,
+    each block's taps row-major (MindSpore's layout).  dx = Col2Im(dout, (H, W))."""
+
+    saves = ("x.shape",)
+
+    def __init__(self, ksizes, strides=1, dilations=1, pads=0):
+        super().__init__(ksizes, dilations, pads, strides)
+
+    def forward(self, x):
+        if x.ndim != 4:
+            raise ValueError(f"For '{self.name}', the input must be 4-D (NCHW), but got shape "
+                             f"{x.shape}")
+        n, c, h, w = x.shape
+        ho, wo = self._blocks(h, w, x.shape)
+        (kh, kw), (dh, dw), (ph, pw), (sh, sw) = (self.kernel_size, self.dilation, self.padding,
+                                                  self.stride)
+        win = _windows(_pad(x, (ph, ph, pw, pw)), kh, kw, sh, sw, dh, dw, ho, wo)
+        return win.transpose(0, 1, 4, 5, 2, 3).reshape(n, c, kh * kw, ho * wo)
+
+    def bprop(self, saved, dout, needs):
+        return (apply(shared(Col2Im, self.kernel_size, self.dilation, self.padding, self.stride),
+                      (dout, tuple(saved[0][2:]))),)
+
+
+@register
+class Col2Im(_PatchGeometry):
+    """The adjoint of Im2Col: blocks x (N, C, kh*kw, L) summed back into an (N, C, *output_size)
+    array, overlaps adding up.  dx = Im2Col(dout)."""
+
+    inputs = ("x", "output_size")
+
+    def __call__(self, x, output_size):
+        return apply(self, (x, _size_pair(output_size, self.name)))
+
+    def forward(self, x, output_size):
+        h, w = output_size
+        (kh, kw), (dh, dw), (ph, pw), (sh, sw) = (self.kernel_size, self.dilation, self.padding,
+                                                  self.stride)
+        ho, wo = self._blocks(h, w, (h, w))
+        if x.ndim != 4 or x.shape[2] != kh * kw or x.shape[3] != ho * wo:
+            raise ValueError(f"For '{self.name}', the input must be (N, C, {kh * kw}, {ho * wo}) "
+                             f"for kernel_size {self.kernel_size} and output_size {(h, w)}, but "
+                             f"got shape {x.shape}")
+        n, c = x.shape[:2]
+        cols = x.reshape(n, c, kh, kw, ho, wo)
+        xp = np.zeros((n, c, h + 2 * ph, w + 2 * pw), x.dtype)
+        for p in range(kh):
+            for q in range(kw):
+                xp[(slice(None), slice(None)) + _tap_slices((p, q), (dh, dw), (sh, sw),
+                                                            (ho, wo))] += cols[:, :, p, q]
+        return np.ascontiguousarray(xp[:, :, ph:ph + h, pw:pw + w])
+
+    def bprop(self, saved, dout, needs):
+        (kh, kw), (dh, dw), (ph, pw), (sh, sw) = (self.kernel_size, self.dilation, self.padding,
+                                                  self.stride)
+        return apply(shared(Im2Col, (kh, kw), (sh, sw), (dh, dw), (ph, pw)), (dout,)), None
+
+
+def _size_pair(size, op):
+    """(H, W) from a pair of ints or an int Tensor of 2 elements (MindSpore passes a Tensor)."""
+    from ...common.tensor import Tensor
+    if isinstance(size, Tensor):
+        if size._data.dtype.kind not in "iu" or size._data.size != 2:
+            raise TypeError(f"For '{op}', 'output_size' must hold 2 ints, but got a Tensor of "
+                            f"shape {size.shape} and dtype {size.dtype}")
+        size = tuple(int(v) for v in size._data.reshape(-1))
+    size = pair(size, "output_size", op)
+    if min(size) < 1:
+        raise ValueError(f"For '{op}', 'output_size' must be positive, but got {size}")
+    return size
 
 
 # ---- pooling ---------------------------------------------------------------------------------------
