@@ -12,6 +12,7 @@ try:
     _IGNORE = _make_extobj(all="ignore")
     _set, _reset = _extobj_contextvar.set, _extobj_contextvar.reset
 
+    # `quiet_on()` / `quiet_off(token)`: the same, inlined by the hottest paths (operators)
     def quiet(f, *args):
         """f(*args) with NumPy's floating-point warnings off."""
         token = _set(_IGNORE)
@@ -33,6 +34,14 @@ try:
             return False
 
 except ImportError:  # a NumPy without the context variable: the public, slower spelling
+    _IGNORE = "ignore"
+
+    def _set(mode):
+        return np.seterr(all=mode)
+
+    def _reset(old):
+        np.seterr(**old)
+
     def quiet(f, *args):
         with np.errstate(all="ignore"):
             return f(*args)

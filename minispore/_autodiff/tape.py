@@ -12,7 +12,7 @@ import threading
 
 import numpy as np
 
-from .._quiet import quiet
+from .._quiet import _IGNORE, _reset as _quiet_reset, _set as _quiet_set, quiet
 from ..common import dtype as mstype
 from ..common.tensor import Tensor
 
@@ -370,7 +370,11 @@ def binary_operator(prim, reflected=False):
             b = cache.get(other) if cache is not None else None
             if b is None:
                 return binary(prim, other, self) if reflected else binary(prim, self, other)
-            out = fwd(b, a) if reflected else fwd(a, b)
+            token = _quiet_set(_IGNORE)  # IEEE results (inf * 0 = nan) without NumPy warnings
+            try:
+                out = fwd(b, a) if reflected else fwd(a, b)
+            finally:
+                _quiet_reset(token)
             if type(out) is not _ndarray:
                 out = _asarray(out)
             if _active and diff:
@@ -379,11 +383,14 @@ def binary_operator(prim, reflected=False):
                     return _record_scalar_op(tape, prim, self, other, out, reflected)
         elif isinstance(other, Tensor) and other._data.dtype is a.dtype and a.dtype is not _F16:
             b = other._data
+            token = _quiet_set(_IGNORE)
             try:
                 out = fwd(b, a) if reflected else fwd(a, b)
             except ValueError:
                 raise (_broadcast_error(prim, b, a) if reflected else
                        _broadcast_error(prim, a, b)) from None
+            finally:
+                _quiet_reset(token)
             if type(out) is not _ndarray:
                 out = _asarray(out)
             if _active and diff:

@@ -13,6 +13,7 @@ import os
 import pickle
 import struct
 import tracemalloc
+import warnings
 import zipfile
 
 import numpy as np
@@ -316,7 +317,11 @@ def test_every_single_byte_change_is_data_or_refused(tmp_path):
             for new in {0x00, 0xFF, source[i] ^ 0x80, source[i] ^ 0x01} - {source[i]}:
                 _write(file, source[:i] + bytes([new]) + source[i + 1:])
                 try:
-                    ms.load_checkpoint(file, crc_check=crc)
+                    with warnings.catch_warnings():
+                        # a change that turns the CRC field into another one warns "holds no
+                        # CRC" before the entry is refused
+                        warnings.simplefilter("ignore", UserWarning)
+                        ms.load_checkpoint(file, crc_check=crc)
                 except CheckpointError:
                     continue
                 except ValueError as e:  # every entry parsed away to nothing

@@ -304,3 +304,17 @@ def test_anomaly_mode_leaves_results_unchanged():
         checked = f(x)
     np.testing.assert_array_equal(plain[0].asnumpy(), checked[0].asnumpy())
     np.testing.assert_array_equal(plain[1].asnumpy(), checked[1].asnumpy())
+
+
+def test_tensor_operators_emit_no_numpy_warnings():
+    # the operators' fast paths (same-dtype tensors, Python numbers) are quiet too
+    import warnings
+    a = Tensor(np.array([np.inf, 1.0, 0.0]))
+    b = Tensor(np.array([0.0, 0.0, 0.0]))
+    f32 = Tensor(np.array([3e38], np.float32))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert np.isnan((a * b).asnumpy()[0]) and np.isnan((a * 0.0).asnumpy()[0])
+        assert np.isnan((a - a).asnumpy()[0]) and np.isnan((b / b).asnumpy()[0])
+        assert np.isinf((f32 * f32).asnumpy()[0]) and np.isinf((f32 * 10.0).asnumpy()[0])
+        assert np.isinf((1.0 / b).asnumpy()[0])
