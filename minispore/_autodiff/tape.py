@@ -23,6 +23,7 @@ _asarray = np.asarray
 
 class _State(threading.local):
     tape = None  # the Tape this thread records on; None outside transforms and while paused
+    compute = None  # the NumPy dtype of the `to_float` cell whose construct runs, or None
 
 
 _state = _State()
@@ -35,6 +36,10 @@ NEEDS_TF, NEEDS_FT, NEEDS_TT = NEEDS2[(True, False)], NEEDS2[(False, True)], NEE
 
 def needs_of(ins):
     return NEEDS1 if len(ins) == 1 else tuple([s >= 0 for s in ins])
+
+# How many `to_float` cells are running their construct, in any thread: while it is 0 the call
+# paths skip the compute-dtype lookup (see `compute_in`).
+_casting = 0
 
 # How many transforms are running, in any thread. While it is 0 no op looks at the thread-local
 # state at all (perf: that lookup is ~40 ns of a ~1 us op).
@@ -207,12 +212,59 @@ def _scalar_operand(prim, a, value):
     return a, scalar_array(value, dt)
 
 
+# ---- to_float: every op of a cell computes in its dtype -------------------------------------------
+
+def compute_in(dtype, fn, args, kwargs):
+    """fn(*args, **kwargs) with every primitive it calls casting its floating-point Tensor
+    inputs to NumPy `dtype` first (recorded casts, so gradients reach float32 parameters in
+    float32), as MindSpore runs a cell set by `to_float`. Nested cells set their own."""
+    global _casting
+    prev = _state.compute
+    _state.compute = dtype
+    with _active_lock:
+        _casting += 1
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        _state.compute = prev
+        with _active_lock:
+            _casting -= 1
+
+
+_CAST = None
+# Primitives whose inputs are never cast: explicit casts, and writes whose target keeps its dtype.
+_KEEP_INPUTS = frozenset(("Cast", "Setitem"))
+
+
+def _to_compute(t, dt):
+    """Tensor `t` cast to compute dtype `dt` if it is floating point of another dtype."""
+    global _CAST
+    if not isinstance(t, Tensor):
+        return t
+    a = t._data
+    if a.dtype is dt or a.dtype.kind != "f" or a.dtype == dt:
+        return t
+    if _CAST is None:
+        from ..ops.operations.math_ops import Cast
+        _CAST = Cast()
+    return _apply(_CAST, (t, dt))
+
+
+def _compute_args(prim, args):
+    dt = _state.compute
+    if dt is None or type(prim).__name__ in _KEEP_INPUTS:
+        return args
+    return tuple([_to_compute(a, dt) for a in args])
+
+
 # ---- the call paths ------------------------------------------------------------------------------
 # Specialised one- and two-input paths without *args packing: the generic path costs several times
 # more per call. Each looks at the recording state once, and records only if an input is tracked.
 
 def call1(prim, x):
     """Run one-input, shape- and dtype-preserving primitive `prim` on Tensor `x`."""
+    if _casting and _state.compute is not None:
+        x = _to_compute(x, _state.compute)
     out = prim.forward(x._data)
     if type(out) is not _ndarray:  # NumPy gives scalars for 0-d results; keep arrays
         out = _asarray(out)
@@ -238,6 +290,8 @@ def call1(prim, x):
 def call2(prim, x, y):
     """Run two-input primitive `prim` on Tensors of one shape and dtype (no promotion; the
     backward `*Grad` primitives)."""
+    if _casting and _state.compute is not None:
+        x, y = _to_compute(x, _state.compute), _to_compute(y, _state.compute)
     out = prim.forward(x._data, y._data)
     if type(out) is not _ndarray:
         out = _asarray(out)
@@ -261,6 +315,8 @@ def call2(prim, x, y):
 
 def binary(prim, x, y):
     """Run two-input elementwise `prim` on Tensors or Python scalars, with MindSpore's promotion."""
+    if _casting and _state.compute is not None:
+        x, y = _to_compute(x, _state.compute), _to_compute(y, _state.compute)
     if isinstance(x, Tensor):
         a = x._data
         if isinstance(y, Tensor):
@@ -363,6 +419,8 @@ def binary_operator(prim, reflected=False):
     diff = prim.differentiable
 
     def op(self, other):
+        if _casting:  # inside a to_float cell: `binary` casts
+            return binary(prim, other, self) if reflected else binary(prim, self, other)
         a = self._data
         tv = type(other)
         if tv is float or tv is int:
@@ -417,6 +475,12 @@ def apply(prim, args):
     Returns a Tensor, or a tuple of Tensors for primitives with several outputs. Outputs that are
     not floating point (indices, masks) are never tracked.
     """
+    if _casting:
+        args = _compute_args(prim, args)
+    return _apply(prim, args)
+
+
+def _apply(prim, args):
     arrays = [a._data if isinstance(a, Tensor) else a for a in args]
     out = quiet(prim.forward, *arrays)  # IEEE results without NumPy's RuntimeWarnings
     if type(out) is tuple:

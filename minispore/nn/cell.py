@@ -1,4 +1,5 @@
 """Cell: the base of every network, with MindSpore's registration and parameter naming rules."""
+import functools
 from collections import OrderedDict
 
 import numpy as np
@@ -7,13 +8,18 @@ from .._autodiff import _undo
 from .._autodiff import hooks as _hooks
 from .._autodiff.custom import call_with_bprop
 from .._autodiff.recompute import run_recomputed
-from .._autodiff.tape import recording
+from .._autodiff.tape import compute_in, recording
+from ..common import dtype as mstype
 from ..common.parameter import Parameter, ParameterTuple
 from ..common.tensor import Tensor
 
 __all__ = ["Cell"]
 
 _DEFAULT_NAME_PREFIX = "Parameter#"
+
+
+def _compute_construct(np_dtype, construct, *args, **kwargs):
+    return compute_in(np_dtype, construct, args, kwargs)
 
 
 class Cell:
@@ -391,13 +397,17 @@ class Cell:
         return out
 
     def _run_construct(self, args, kwargs):
+        construct = self.construct
         if self._compute_dtype is not None:
             args = self.cast_inputs(args, self._compute_dtype)
+            # every op inside computes in the cell's dtype, as in MindSpore
+            construct = functools.partial(_compute_construct, mstype.to_np(self._compute_dtype),
+                                          construct)
         if callable(getattr(type(self), "bprop", None)):
-            return call_with_bprop(self, self.construct, args, kwargs)
+            return call_with_bprop(self, construct, args, kwargs)
         if self.__dict__.get("_recompute"):
-            return run_recomputed(self.construct, args, kwargs)
-        return self.construct(*args, **kwargs)
+            return run_recomputed(construct, args, kwargs)
+        return construct(*args, **kwargs)
 
     def _refresh_call_path(self):
         d = self.__dict__
