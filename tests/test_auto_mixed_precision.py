@@ -341,8 +341,6 @@ def test_bad_arguments_are_clear_errors_and_change_nothing():
     for level in ("o1", "O4", None, 1, ""):
         with pytest.raises(ValueError, match=f"auto_mixed_precision.*amp_level.*{level!r}"):
             amp.auto_mixed_precision(net, level)
-    with pytest.raises(NotImplementedError, match="auto_mixed_precision.*'auto'"):
-        amp.auto_mixed_precision(net, "auto")
     with pytest.raises(TypeError, match="auto_mixed_precision.*network.*function"):
         amp.auto_mixed_precision(lambda x: x, "O2")
     with pytest.raises(ValueError, match="auto_mixed_precision.*dtype.*float32"):
@@ -364,3 +362,59 @@ def test_bad_arguments_are_clear_errors_and_change_nothing():
         amp.custom_mixed_precision([nn.Dense(2, 2)], white_list=[nn.Dense])
     assert _untouched(net)
     np.testing.assert_allclose(net(X).asnumpy(), FIXTURE["O0"], rtol=0, atol=1e-6)
+
+
+def test_auto_level_casts_per_primitive_as_mindspore():
+    # MindSpore 2.10 (CPU) prints matmul Float16, exp Float32, add Float16, softmax Float32,
+    # relu Float16 and returns the network itself
+    seen = {}
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.mm = ops.MatMul()
+            self.w = Parameter(Tensor(np.full((3, 3), 0.1, np.float32)), name="w")
+            self.ln = nn.LayerNorm((3,))
+
+        def construct(self, x):
+            m = self.mm(x, self.w)
+            seen["matmul"], seen["ops.matmul"] = m.dtype, ops.matmul(x, self.w).dtype
+            e = ops.exp(m)
+            a = m + 1.0
+            seen.update(exp=e.dtype, add=a.dtype, softmax=ops.softmax(m).dtype,
+                        relu=ops.relu(m).dtype, layernorm=self.ln(m).dtype,
+                        concat=ops.concat((e, a)).dtype)
+            return e + a
+
+    net = Net()
+    assert amp.auto_mixed_precision(net, "auto") is net
+    x = Tensor(np.ones((2, 3), np.float32))
+    out = net(x)
+    f16, f32 = ms.float16, ms.float32
+    assert seen == {"matmul": f16, "ops.matmul": f16, "exp": f32, "add": f16, "softmax": f32,
+                    "relu": f16, "layernorm": f32, "concat": f32}
+    assert out.dtype == f32
+    m = np.ones((2, 3), np.float16) @ np.full((3, 3), 0.1, np.float16)
+    want = np.exp(m.astype(np.float32)) + (m + np.float16(1)).astype(np.float32)
+    np.testing.assert_array_equal(out.asnumpy(), want)
+    grads = ms.grad(lambda v: net(v).sum(), None, net.trainable_params())(x)
+    assert [g.dtype for g in grads] == [f32, f32, f32]
+    # outside the network nothing is cast
+    assert ops.matmul(x, net.w).dtype == f32
+
+
+def test_model_and_build_train_network_take_the_auto_level():
+    ms.set_seed(1)
+    data = np.random.default_rng(0).standard_normal((64, 4)).astype(np.float32)
+    labels = (data.sum(1) > 0).astype(np.int32)
+    net = nn.SequentialCell([nn.Dense(4, 16), nn.ReLU(), nn.Dense(16, 2)])
+    opt = nn.Momentum(net.trainable_params(), 0.1, 0.9)
+    step = amp.build_train_network(
+        net, opt, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"), level="auto")
+    assert net.__dict__["_amp_level"] == "auto"
+    losses = [float(step(Tensor(data), Tensor(labels)).asnumpy()) for _ in range(30)]
+    assert losses[-1] < 0.5 * losses[0]
+    assert all(p.dtype == ms.float32 for p in net.trainable_params())
+    model = ms.Model(nn.Dense(4, 2), nn.SoftmaxCrossEntropyWithLogits(sparse=True),
+                     nn.SGD(nn.Dense(4, 2).trainable_params()), amp_level="auto")
+    assert model is not None

@@ -217,7 +217,8 @@ def _scalar_operand(prim, a, value):
 def compute_in(dtype, fn, args, kwargs):
     """fn(*args, **kwargs) with every primitive it calls casting its floating-point Tensor
     inputs to NumPy `dtype` first (recorded casts, so gradients reach float32 parameters in
-    float32), as MindSpore runs a cell set by `to_float`. Nested cells set their own."""
+    float32), as MindSpore runs a cell set by `to_float`; `dtype` may also be an `AutoCast`
+    policy (amp_level 'auto'). Nested cells set their own."""
     global _casting
     prev = _state.compute
     _state.compute = dtype
@@ -250,11 +251,44 @@ def _to_compute(t, dt):
     return _apply(_CAST, (t, dt))
 
 
+class AutoCast:
+    """MindSpore's amp_level 'auto': per primitive, by class name, "low" casts the floating
+    inputs to `low`, "full" to float32, "promote" to the widest floating input dtype (each only
+    the inputs at `positions` when given); other primitives compute in their inputs' dtypes."""
+
+    __slots__ = ("low", "rules")
+
+    def __init__(self, low, rules):
+        self.low = low
+        self.rules = rules  # name -> (rule, positions or None)
+
+    def cast(self, prim, args):
+        entry = self.rules.get(type(prim).__name__)
+        if entry is None:
+            return args
+        rule, positions = entry
+        if rule == "low":
+            dt = self.low
+        elif rule == "full":
+            dt = np.dtype(np.float32)
+        else:
+            floats = [a._data.dtype for a in args
+                      if isinstance(a, Tensor) and a._data.dtype.kind == "f"]
+            if not floats:
+                return args
+            dt = max(floats, key=lambda d: d.itemsize)
+        return tuple([_to_compute(a, dt) if positions is None or k in positions else a
+                      for k, a in enumerate(args)])
+
+
 def _compute_args(prim, args):
-    dt = _state.compute
-    if dt is None or type(prim).__name__ in _KEEP_INPUTS:
+    """`args` as the running `to_float` dtype or 'auto' policy has `prim` take them."""
+    c = _state.compute
+    if c is None or type(prim).__name__ in _KEEP_INPUTS:
         return args
-    return tuple([_to_compute(a, dt) for a in args])
+    if type(c) is AutoCast:
+        return c.cast(prim, args)
+    return tuple([_to_compute(a, c) for a in args])
 
 
 # ---- the call paths ------------------------------------------------------------------------------
@@ -264,7 +298,7 @@ def _compute_args(prim, args):
 def call1(prim, x):
     """Run one-input, shape- and dtype-preserving primitive `prim` on Tensor `x`."""
     if _casting and _state.compute is not None:
-        x = _to_compute(x, _state.compute)
+        x, = _compute_args(prim, (x,))
     out = prim.forward(x._data)
     if type(out) is not _ndarray:  # NumPy gives scalars for 0-d results; keep arrays
         out = _asarray(out)
@@ -291,7 +325,7 @@ def call2(prim, x, y):
     """Run two-input primitive `prim` on Tensors of one shape and dtype (no promotion; the
     backward `*Grad` primitives)."""
     if _casting and _state.compute is not None:
-        x, y = _to_compute(x, _state.compute), _to_compute(y, _state.compute)
+        x, y = _compute_args(prim, (x, y))
     out = prim.forward(x._data, y._data)
     if type(out) is not _ndarray:
         out = _asarray(out)
@@ -316,7 +350,7 @@ def call2(prim, x, y):
 def binary(prim, x, y):
     """Run two-input elementwise `prim` on Tensors or Python scalars, with MindSpore's promotion."""
     if _casting and _state.compute is not None:
-        x, y = _to_compute(x, _state.compute), _to_compute(y, _state.compute)
+        x, y = _compute_args(prim, (x, y))
     if isinstance(x, Tensor):
         a = x._data
         if isinstance(y, Tensor):

@@ -5,6 +5,7 @@ import warnings
 
 from .. import nn, ops
 from ..common import dtype as mstype
+from .._autodiff.tape import AutoCast
 from ..common.tensor import Tensor
 from ..nn.cell import Cell
 from ..nn.optim.optimizer import Optimizer
@@ -31,6 +32,23 @@ _BLACK_CELLS = ("BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LayerNorm")
 # `ops.ReLU()`), which its O1 rewrite casts; minispore's versions call the functional op, so a
 # listed primitive puts these cells on the list.
 _PRIMITIVE_CELLS = {"ReLU": ("ReLU",), "PReLU": ("PReLU",)}
+
+
+# amp_level 'auto': MindSpore 2.10's per-operator lists, by minispore's primitive names (its
+# BatchNorm is BatchNormTraining here, ConvTranspose2D Conv2DBackpropInput; the fused sparse
+# softmax cross-entropy stands for MindSpore's LogSoftmax + NLLLoss). minispore's Dense is one
+# fused primitive, bias included, so its output is float16 where MindSpore's MatMul + BiasAdd
+# promotes to the float32 bias.
+_AUTO_LOW = ("Conv2D", "Conv3D", "Conv2DBackpropInput", "Conv3DBackpropInput", "MatMul",
+             "BatchMatMul", "PReLU", "Einsum", "Dense")
+_AUTO_FULL = ("Pow", "ACos", "Asin", "Cosh", "Erfinv", "Exp", "Expm1", "Log", "Log1p",
+              "Reciprocal", "Rsqrt", "Sinh", "Tan", "Softplus", "LayerNorm", "BatchNormTraining",
+              "BCEWithLogits", "ReduceProd", "Softmax", "LogSoftmax", "CumSum",
+              "SparseSoftmaxCrossEntropy")
+_AUTO_PROMOTE = ("Concat", "Stack")
+_AUTO_RULES = {**{n: ("low", None) for n in _AUTO_LOW},
+               **{n: ("full", None) for n in _AUTO_FULL},
+               **{n: ("promote", None) for n in _AUTO_PROMOTE}}
 
 
 def _classes(module, names):
@@ -243,8 +261,10 @@ def auto_mixed_precision(network, amp_level="O0", dtype=mstype.float16):
     Parameters stay float32 (layers cast them as they compute) and keep their names; their
     gradients are float32. The network is changed in place (O2/O3 wrap it in a cell that casts
     its outputs; O1 wraps the listed children). Applying a level again warns and applies it on
-    top, without nesting the wrappers further. 'auto' (MindSpore's per-operator lists, marked
-    experimental there) is not supported.
+    top, without nesting the wrappers further.
+    - 'auto': per primitive, MindSpore's lists: matrix products and convolutions compute in
+      `dtype`, exp/log-like ops, softmax, norms and losses in float32, concatenation in the widest
+      input dtype, everything else in its inputs' dtypes. The network itself is returned.
 
     Args:
         network (Cell): the network.
@@ -257,7 +277,6 @@ def auto_mixed_precision(network, amp_level="O0", dtype=mstype.float16):
     Raises:
         TypeError: `network` is not a Cell; `dtype` is bfloat16.
         ValueError: an unknown `amp_level`; `dtype` is not float16 or bfloat16.
-        NotImplementedError: `amp_level` 'auto'.
 
     Example:
         >>> net = amp.auto_mixed_precision(LeNet5(), "O2")
@@ -268,11 +287,12 @@ def auto_mixed_precision(network, amp_level="O0", dtype=mstype.float16):
     if not isinstance(amp_level, str) or amp_level not in _LEVELS:
         raise ValueError(f"For '{owner}', 'amp_level' must be one of {list(_LEVELS)}, but got "
                          f"{amp_level!r}")
-    if amp_level == "auto":
-        raise NotImplementedError(f"For '{owner}', amp_level 'auto' (per-operator casting, "
-                                  "experimental in MindSpore) is not supported; use 'O1', 'O2' "
-                                  "or 'O3'")
     if amp_level == "O0":
+        return network
+    if amp_level == "auto":
+        network.__dict__["_compute_policy"] = AutoCast(mstype.to_np(dtype), _AUTO_RULES)
+        network._refresh_call_path()
+        network.__dict__["_amp_level"] = amp_level
         return network
     previous = network.__dict__.get("_amp_level")
     if previous is not None:
@@ -368,10 +388,6 @@ def _check_level(level, boost_level):
     if level not in _LEVELS:
         raise ValueError(f"For 'build_train_network', 'level' must be one of {list(_LEVELS)}, "
                          f"but got {level!r}")
-    if level == "auto":
-        raise NotImplementedError("For 'build_train_network', amp_level 'auto' (MindSpore's "
-                                  "per-operator white and black lists) is not supported; use "
-                                  "'O1', 'O2' or 'O3'")
     if boost_level not in _BOOST_LEVELS:
         raise ValueError(f"For 'build_train_network', 'boost_level' must be one of "
                          f"{list(_BOOST_LEVELS)}, but got {boost_level!r}")
@@ -429,7 +445,8 @@ def build_train_network(network, optimizer, loss_fn=None, level="O0", boost_leve
     `TrainOneStepWithLossScaleCell` when the loss scale manager has an update cell) around
     `network` (with `loss_fn`, if given).
 
-    Levels: 'O0' float32; 'O1' as `auto_mixed_precision(network, 'O1')`; 'O2' the network in
+    Levels: 'O0' float32; 'O1' and 'auto' as `auto_mixed_precision(network, level)`; 'O2' the
+    network in
     float16 except BatchNorm/LayerNorm, with a `DynamicLossScaleManager`; 'O3' all of it in
     float16, no loss scaling. Parameters stay float32 (layers cast them as they compute) and keep
     their names; with O2/O3 (or a network converted by `auto_mixed_precision` at those levels)
@@ -438,14 +455,14 @@ def build_train_network(network, optimizer, loss_fn=None, level="O0", boost_leve
 
     Unlike MindSpore 2.10 on CPU, which refuses a loss scale manager with an update cell (its
     float-status kernels are missing), dynamic and fixed loss scaling work here. Not supported:
-    amp_level 'auto', `boost_level` other than 'O0' (accepted, no effect), gradient
-    accumulation and pipeline cells.
+    `boost_level` other than 'O0' (accepted, no effect), gradient accumulation and pipeline
+    cells.
 
     Args:
         network (Cell): the network (with its loss if `loss_fn` is None).
         optimizer (nn.Optimizer): the optimizer.
         loss_fn (Union[Cell, function]): the loss. Default: None.
-        level (str): 'O0' (default), 'O1', 'O2' or 'O3'.
+        level (str): 'O0' (default), 'O1', 'O2', 'O3' or 'auto'.
         boost_level (str): 'O0', 'O1' or 'O2'. Default: 'O0'.
         cast_model_type (dtype), keep_batchnorm_fp32 (bool), loss_scale_manager
             (LossScaleManager): override the level's defaults.
@@ -453,7 +470,6 @@ def build_train_network(network, optimizer, loss_fn=None, level="O0", boost_leve
     Raises:
         TypeError: a wrong argument type.
         ValueError: an unknown level or keyword.
-        NotImplementedError: level 'auto'.
     """
     _check_build_args(network, optimizer, loss_fn, level, boost_level, kwargs)
     config = dict(_level_config(level), **kwargs)

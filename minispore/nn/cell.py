@@ -403,6 +403,9 @@ class Cell:
             # every op inside computes in the cell's dtype, as in MindSpore
             construct = functools.partial(_compute_construct, mstype.to_np(self._compute_dtype),
                                           construct)
+        elif "_compute_policy" in self.__dict__:  # amp_level 'auto': per-primitive lists
+            construct = functools.partial(_compute_construct, self.__dict__["_compute_policy"],
+                                          construct)
         if callable(getattr(type(self), "bprop", None)):
             return call_with_bprop(self, construct, args, kwargs)
         if self.__dict__.get("_recompute"):
@@ -412,6 +415,7 @@ class Cell:
     def _refresh_call_path(self):
         d = self.__dict__
         d["_fast"] = (type(self)._fast and d.get("_compute_dtype") is None and
+                      "_compute_policy" not in d and
                       not d.get("_recompute") and not d.get("_cell_hooks"))
 
     # ---- hooks and recompute -------------------------------------------------------------------

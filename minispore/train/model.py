@@ -133,7 +133,6 @@ class Model:
         TypeError: a wrong argument type.
         ValueError: `metrics` without `loss_fn` or `eval_network`, a bad `eval_indexes`, an
             unknown keyword or level, `amp_level` or `loss_scale_manager` without `optimizer`.
-        NotImplementedError: `amp_level='auto'`.
 
     Example:
         >>> model = Model(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction='mean'),
@@ -212,9 +211,6 @@ class Model:
         if amp_level not in _LEVELS:
             raise ValueError(f"For 'Model', 'amp_level' must be one of {list(_LEVELS)}, but got "
                              f"{amp_level!r}")
-        if amp_level == "auto":
-            raise NotImplementedError("For 'Model', amp_level 'auto' is not supported; use "
-                                      "'O1', 'O2' or 'O3'")
         if optimizer is None and amp_level != "O0":
             raise ValueError(f"For 'Model', amp_level {amp_level!r} needs an 'optimizer' (mixed "
                              f"precision is applied to the training network)")

@@ -365,8 +365,6 @@ def test_build_train_network():
         T.build_train_network(net, opt, sce(), scale=2)
     with pytest.raises(TypeError, match="build_train_network.*cast_model_type"):
         T.build_train_network(net, opt, sce(), cast_model_type=ms.int32)
-    with pytest.raises(NotImplementedError, match="auto"):
-        T.build_train_network(net, opt, sce(), level="auto")
 
 
 # ---- bad input ----------------------------------------------------------------------------
@@ -391,8 +389,6 @@ def test_constructor_errors():
         T.Model(net, sce(), amp_level="O2")
     with pytest.raises(ValueError, match="Model.*amp_level.*'O5'"):
         T.Model(net, sce(), opt, amp_level="O5")
-    with pytest.raises(NotImplementedError, match="Model.*auto"):
-        T.Model(net, sce(), opt, amp_level="auto")
     with pytest.raises(ValueError, match="Model.*eval_indexes"):
         T.Model(net, eval_network=net, eval_indexes=[0, 1], metrics={"acc"})
     with pytest.raises(ValueError, match="Model.*optimizer.*loss_scale_manager"):
