@@ -61,17 +61,22 @@ def _as_tangents(v, args, what):
     if len(vs) != len(args):
         raise ValueError(f"For '{what}', 'v' has invalid length: should be {len(args)} (one "
                          f"tangent per input), but got {len(vs)}")
-    for k, (t, a) in enumerate(zip(vs, args)):
-        if not isinstance(t, Tensor):
-            raise TypeError(f"For '{what}', tangent {k} must be a Tensor, but got "
-                            f"{type(t).__name__}")
-        if t._data.shape != a._data.shape:
-            raise ValueError(f"For '{what}', tangent {k} must have its input's shape "
-                             f"{a.shape}, but got {t.shape}")
-        if t._data.dtype != a._data.dtype:
-            raise TypeError(f"For '{what}', tangent {k} must have its input's dtype {a.dtype}, "
-                            f"but got {t.dtype}")
+    _check_like(vs, args, what, "tangent", "its input's")
     return vs
+
+
+def _check_like(values, refs, what, kind, owner):
+    """Each of `values` a Tensor of its reference's shape and dtype."""
+    for k, (v, r) in enumerate(zip(values, refs)):
+        if not isinstance(v, Tensor):
+            raise TypeError(f"For '{what}', {kind} {k} must be a Tensor, but got "
+                            f"{type(v).__name__}")
+        if v._data.shape != r._data.shape:
+            raise ValueError(f"For '{what}', {kind} {k} must have {owner} shape {r.shape}, but "
+                             f"got {v.shape}")
+        if v._data.dtype != r._data.dtype:
+            raise TypeError(f"For '{what}', {kind} {k} must have {owner} dtype {r.dtype}, but "
+                            f"got {v.dtype}")
 
 
 def _as_cotangents(v, heads, what):
@@ -91,16 +96,7 @@ def _as_cotangents(v, heads, what):
     if len(flat) != len(heads):
         raise ValueError(f"For '{what}', vjp_fn needs one cotangent per output of the function "
                          f"({len(heads)}), but got {len(flat)}")
-    for k, (c, h) in enumerate(zip(flat, heads)):
-        if not isinstance(c, Tensor):
-            raise TypeError(f"For '{what}', cotangent {k} must be a Tensor, but got "
-                            f"{type(c).__name__}")
-        if c._data.shape != h._data.shape:
-            raise ValueError(f"For '{what}', cotangent {k} must have the output's shape "
-                             f"{h.shape}, but got {c.shape}")
-        if c._data.dtype != h._data.dtype:
-            raise TypeError(f"For '{what}', cotangent {k} must have the output's dtype "
-                            f"{h.dtype}, but got {c.dtype}")
+    _check_like(flat, heads, what, "cotangent", "the output's")
     return flat
 
 
