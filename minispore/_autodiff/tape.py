@@ -248,7 +248,7 @@ def _to_compute(t, dt):
     if _CAST is None:
         from ..ops.operations.math_ops import Cast
         _CAST = Cast()
-    return _apply(_CAST, (t, dt))
+    return apply(_CAST, (t, dt))  # Cast keeps its inputs: no recursion
 
 
 class AutoCast:
@@ -511,10 +511,6 @@ def apply(prim, args):
     """
     if _casting:
         args = _compute_args(prim, args)
-    return _apply(prim, args)
-
-
-def _apply(prim, args):
     arrays = [a._data if isinstance(a, Tensor) else a for a in args]
     out = quiet(prim.forward, *arrays)  # IEEE results without NumPy's RuntimeWarnings
     if type(out) is tuple:
