@@ -418,3 +418,23 @@ def test_model_and_build_train_network_take_the_auto_level():
     model = ms.Model(nn.Dense(4, 2), nn.SoftmaxCrossEntropyWithLogits(sparse=True),
                      nn.SGD(nn.Dense(4, 2).trainable_params()), amp_level="auto")
     assert model is not None
+
+
+@pytest.mark.parametrize("level", ["O1", "O2", "O3", "auto"])
+def test_a_small_cnn_trains_at_every_level(level):
+    # conv, BatchNorm, ReLU, pooling and Dense under each level: float32 master weights, a
+    # falling loss (the convolution's patches are made from its cast input under 'auto')
+    ms.set_seed(0)
+    rng = np.random.default_rng(0)
+    x = Tensor(rng.standard_normal((16, 1, 12, 12)).astype(np.float32))
+    y = Tensor(rng.integers(0, 3, 16).astype(np.int32))
+    net = nn.SequentialCell([nn.Conv2d(1, 4, 3, has_bias=True), nn.BatchNorm2d(4), nn.ReLU(),
+                             nn.MaxPool2d(2, 2), nn.Conv2d(4, 4, 3), nn.Flatten(),
+                             nn.Dense(4 * 6 * 6, 3)])
+    opt = nn.Momentum(net.trainable_params(), 0.05, 0.9)
+    step = amp.build_train_network(
+        net, opt, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"), level=level,
+        loss_scale_manager=None)
+    losses = [float(step(x, y).asnumpy()) for _ in range(12)]
+    assert losses[-1] < 0.7 * losses[0], losses
+    assert all(p.dtype == ms.float32 for p in opt.parameters)

@@ -16,6 +16,7 @@ import math
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from ..._autodiff import tape as _tape
 from ..._autodiff.tape import apply
 from ..primitive import Primitive, register, shared
 
@@ -249,6 +250,8 @@ class Conv2D(_ConvGeometry):
         if not isinstance(x, Tensor) or not isinstance(w, Tensor):
             raise TypeError(f"For '{self.name}', the input and weight must be Tensors, but got "
                             f"{type(x).__name__} and {type(w).__name__}")
+        if _tape._casting:  # inside a to_float cell or amp 'auto': the patches of the cast x
+            x, w = _tape._compute_args(self, (x, w))
         self._check(x._data, w._data, self.name)
         ks = w._data.shape[2:]
         outs = self._out_sizes(x._data.shape[2:], ks)
