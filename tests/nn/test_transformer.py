@@ -15,17 +15,7 @@ import minispore as ms
 from minispore import Tensor, nn
 from minispore.testing import check_grads
 
-
-def fill(shape, k, scale=0.5):
-    n = int(np.prod(shape))
-    return (np.sin(np.arange(n) * 0.7 + k * 1.3) * scale).reshape(shape).astype(np.float32)
-
-
-def load(net, Tensor):
-    """Every trainable parameter, in order, set from `fill` (so the order must agree too)."""
-    for k, p in enumerate(net.trainable_params()):
-        p.set_data(Tensor(fill(p.shape, k)))
-    return net
+from ..helpers.fixed_weights import fill, load
 
 
 def causal(n):
