@@ -626,7 +626,11 @@ class Linear(nn.Cell):
 @pytest.mark.parametrize("make", [
     lambda ps: nn.Momentum(ps, 0.05, 0.9), lambda ps: nn.Adam(ps, 0.05),
     lambda ps: nn.AdamWeightDecay(ps, 0.05, weight_decay=0.01), lambda ps: nn.RMSProp(ps, 0.1),
-], ids=["Momentum", "Adam", "AdamWeightDecay", "RMSProp"])
+    lambda ps: nn.FTRL(ps, learning_rate=0.5), lambda ps: nn.ProximalAdagrad(ps, 0.1, 0.3),
+    lambda ps: nn.Rprop(ps, 0.05), lambda ps: nn.ASGD(ps, 0.05),
+    lambda ps: nn.LARS(nn.Momentum(ps, 0.5, 0.9), coefficient=0.1),
+], ids=["Momentum", "Adam", "AdamWeightDecay", "RMSProp", "FTRL", "ProximalAdagrad", "Rprop",
+        "ASGD", "LARS"])
 def test_value_and_grad_with_optimizer_lowers_the_loss(make):
     rng = np.random.RandomState(0)
     x = Tensor(rng.randn(32, 2).astype(np.float32))

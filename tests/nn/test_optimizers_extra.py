@@ -498,39 +498,3 @@ def test_lars_bad_arguments_leave_the_wrapped_optimizer_alone():
     nn.LARS(inner)
     with pytest.raises(ValueError, match="already wrapped"):
         nn.LARS(inner)
-
-
-# ---- end to end ----------------------------------------------------------------------------
-
-class Linear(nn.Cell):
-    def __init__(self):
-        super().__init__()
-        self.weight = Parameter(Tensor(np.array([[0.5, -0.3]], np.float32)))
-        self.bias = Parameter(Tensor(np.zeros(1, np.float32)))
-
-    def construct(self, x):
-        return (x * self.weight).sum(axis=1) + self.bias
-
-
-@pytest.mark.parametrize("make", [
-    lambda ps: nn.FTRL(ps, learning_rate=0.5), lambda ps: nn.ProximalAdagrad(ps, 0.1, 0.3),
-    lambda ps: nn.Rprop(ps, 0.05), lambda ps: nn.ASGD(ps, 0.05),
-    lambda ps: nn.LARS(nn.Momentum(ps, 0.5, 0.9), coefficient=0.1),
-], ids=["FTRL", "ProximalAdagrad", "Rprop", "ASGD", "LARS"])
-def test_value_and_grad_with_optimizer_lowers_the_loss(make):
-    rng = np.random.RandomState(0)
-    x = Tensor(rng.randn(32, 2).astype(np.float32))
-    y = Tensor((x.asnumpy() @ np.array([2.0, -1.0], np.float32) + 0.5).astype(np.float32))
-    net = Linear()
-    opt = make(net.trainable_params())
-
-    def forward(data, label):
-        return ((net(data) - label) ** 2).mean()
-
-    grad_fn = ms.value_and_grad(forward, None, opt.parameters)
-    losses = []
-    for _ in range(40):
-        loss, grads = grad_fn(x, y)
-        opt(grads)
-        losses.append(float(loss.asnumpy()))
-    assert losses[-1] < 0.2 * losses[0]
