@@ -3,7 +3,7 @@
 Runs tests/ops/test_primitives.py (the registry-driven gradient checks) and tests/reliability/
 (with HYPOTHESIS_PROFILE=ci), collects each test's outcome and the figures tests record with
 pytest's `record_property`, then runs benchmarks/memory_soak.py for the soak figure, and prints
-one line per promise of /work/shared/RELIABILITY.md. Exits non-zero if any test failed.
+one line per promise of docs/reliability.md. Exits non-zero if any test failed.
 
 Run: python benchmarks/reliability_figures.py [--soak-steps 2000] [--json figures.json]
 """

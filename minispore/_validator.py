@@ -12,7 +12,8 @@ import numpy as np
 __all__ = [
     "check_type", "check_bool", "check_int", "check_positive_int", "check_non_negative_int",
     "check_int_range", "check_float", "check_positive_float", "check_non_negative_float",
-    "check_float_range", "check_one_of", "check_reduction", "check_callable", "type_name",
+    "check_float_range", "check_number", "check_one_of", "check_reduction", "check_callable",
+    "type_name",
 ]
 
 
@@ -42,7 +43,8 @@ def check_bool(value, arg, owner):
 
 
 def _is_int(value):
-    return isinstance(value, (numbers.Integral, np.integer)) and not isinstance(value, (bool, np.bool_))
+    return isinstance(value, (numbers.Integral, np.integer)) and \
+        not isinstance(value, (bool, np.bool_))
 
 
 def _is_real(value):
@@ -70,6 +72,14 @@ def check_positive_int(value, arg, owner):
 
 def check_non_negative_int(value, arg, owner):
     return check_int_range(value, arg, owner, low=0)
+
+
+def check_number(value, arg, owner):
+    """`value` unchanged (an int stays an int); a TypeError unless it is a real number (bools
+    are refused)."""
+    if not _is_real(value):
+        _fail_type(value, arg, owner, "a number")
+    return value
 
 
 def check_float(value, arg, owner, allow_int=True):

@@ -27,6 +27,14 @@ _PASSIVE_KEYS = {
 }
 
 _lock = threading.Lock()
+# key -> functions called with the new value after `set_context` sets it: the layers that act on a
+# key (anomaly mode acts on 'detect_anomaly') sit above this module and register themselves.
+_watchers = {}
+
+
+def watch(key, fn):
+    _watchers.setdefault(key, []).append(fn)
+
 _context = {"mode": PYNATIVE_MODE, "device_target": "CPU", "device_id": 0,
             "detect_anomaly": False}
 
@@ -55,9 +63,9 @@ def set_context(**kwargs):
             raise ValueError(f"For 'set_context', unknown key {key!r}")
     with _lock:
         _context.update(kwargs)
-    if "detect_anomaly" in kwargs:
-        from ._autodiff import anomaly
-        anomaly.set_global(kwargs["detect_anomaly"])
+    for key, value in kwargs.items():
+        for watcher in _watchers.get(key, ()):
+            watcher(value)
 
 
 def get_context(attr_key):

@@ -1,4 +1,4 @@
-"""`minispore.amp` loss scaling (MINDSPORE_SURFACE §10): DynamicLossScaler / StaticLossScaler
+"""`minispore.amp` loss scaling (docs/amp.md): DynamicLossScaler / StaticLossScaler
 against MindSpore 2.10's sequences, scale/unscale dtypes and structures, all_finite, the loss
 scale managers, and the tutorial's mixed-precision training loop with a real float16
 overflow."""

@@ -1,5 +1,5 @@
 """`amp.auto_mixed_precision`, `amp.custom_mixed_precision` and the white/black lists
-(MINDSPORE_SURFACE §10): outputs against MindSpore 2.10 (tests/data/mindspore_amp.npz, made by
+(docs/amp.md): outputs against MindSpore 2.10 (tests/data/mindspore_amp.npz, made by
 tests/data/make_mindspore_amp.py), which cells compute in float16, float32 master gradients, O2
 training with a DynamicLossScaler, agreement with `Model(amp_level=...)`, repeated calls and bad
 arguments."""

@@ -1,4 +1,4 @@
-"""experimental.optim (MINDSPORE_SURFACE §6.6): torch-style optimizers against their written-out
+"""experimental.optim: torch-style optimizers against their written-out
 rules in float64 and against MindSpore 2.10 (CPU) numbers; lr_scheduler sequences against
 MindSpore 2.10; state names, groups, in-place updates and validation."""
 import numpy as np

@@ -1,4 +1,4 @@
-"""`minispore.get_rng_state` / `set_rng_state` (MINDSPORE_SURFACE §1): a restored state gives
+"""`minispore.get_rng_state` / `set_rng_state`: a restored state gives
 the same draws bit for bit (initializers, dropout, ops.randn and op-seeded ops), getting a state
 draws nothing, and a malformed state is a clear error that changes nothing."""
 import inspect

@@ -17,8 +17,12 @@ import threading
 
 import numpy as np
 
+from .. import context
 from .._quiet import quiet
 from ..common.tensor import Tensor
+from ..ops.operations import math_ops as M
+from ..ops.primitive import Primitive
+from .tape import binary_operator
 
 __all__ = ["detect_anomaly", "is_anomaly_enabled"]
 
@@ -76,6 +80,9 @@ def set_global(flag):
         _acquire()
     else:
         _release()
+
+
+context.watch("detect_anomaly", set_global)
 
 
 def _acquire():
@@ -210,7 +217,6 @@ def _checked_bprop(attr):
 
 
 def _primitive_classes():
-    from ..ops.primitive import Primitive
     seen, todo = [], [Primitive]
     while todo:
         cls = todo.pop()
@@ -235,8 +241,6 @@ def _set(owner, name, value):
 
 
 def _install():
-    from ..ops import _tensor_methods as methods
-    from .tape import binary_operator
     for cls in _primitive_classes():
         for name, wrap in (("forward", _checked_forward), ("bprop", _checked_bprop)):
             if name in cls.__dict__:
@@ -245,7 +249,7 @@ def _install():
     # The operators captured their primitive's forward when they were built: build them again.
     for name, (prim, reflected) in _OPERATORS.items():
         if name in Tensor.__dict__:
-            _set(Tensor, name, binary_operator(getattr(methods, prim), reflected))
+            _set(Tensor, name, binary_operator(getattr(M, prim), reflected))
 
 
 def _uninstall():

@@ -8,8 +8,9 @@ The cost is one call per example.
 """
 import numpy as np
 
+from ..common import _writes
 from ..common.tensor import Tensor
-from . import _undo
+from ..ops.operations.array_ops import Stack, Unstack
 from .engine import _target
 from .tape import wrap
 
@@ -106,15 +107,15 @@ def vmap(fn, in_axes=0, out_axes=0):
     _check_spec(out_axes, "out_axes")
 
     def vmapped(*args, **kwargs):
-        with _undo.guarded():  # a failure in any example rolls back the writes of all of them
+        with _writes.guarded():  # a failure in any example rolls back the writes of all of them
             return _map(fn, in_axes, out_axes, args, kwargs)
 
     return vmapped
 
 
 def _cells_of(fn):
-    from ..nn.layer.container import CellList  # nn sits above autodiff: looked up at call time
-    return fn if isinstance(fn, CellList) else None
+    """`fn` if it is a list of cells to map one per slice (nn.CellList says so), else None."""
+    return fn if getattr(type(fn), "_vmap_per_cell", False) else None
 
 
 def _map(fn, in_axes, out_axes, args, kwargs):
@@ -157,7 +158,6 @@ def _map(fn, in_axes, out_axes, args, kwargs):
                          "nothing would be mapped")
     if size == 0:
         return _empty(fn, leaves, axes, treedef, kwargs, out_axes)
-    from ..ops.operations.array_ops import Unstack
     slices = {k: Unstack(ax)(leaves[k]) for k, ax in enumerate(axes) if ax is not None}
     results = []
     for i in range(size):
@@ -189,7 +189,6 @@ def _describe(tree):
 
 
 def _stack_outputs(results, out_axes):
-    from ..ops.operations.array_ops import Stack
     treedef, columns, axes = _output_leaves(results, out_axes)
     out = []
     for k, (col, ax) in enumerate(zip(columns, axes)):

@@ -4,9 +4,11 @@ per input. Here they become ordinary nodes: the bprop gets the recorded inputs a
 a bprop written with minispore ops is differentiable again."""
 import numpy as np
 
+from ..common import _writes
 from ..common.tensor import Tensor
+from ..ops.primitive import Primitive
 from . import tape as _tape
-from .engine import _fit
+from .engine import _fit, vjp_of
 from .tape import _tracked, needs_of, pause_recording, recording
 
 
@@ -41,6 +43,23 @@ def user_grads(what, grads, inputs, needs):
     return tuple(result)
 
 
+def derived_bprop(prim, saved, dout, needs):
+    """The bprop of a primitive without one of its own: the VJP of its `reference` composite, or
+    the rule registered for it in `bprop_getters` (saved: every input, then the output)."""
+    if prim.reference is not None:
+        return vjp_of(prim.reference, saved, dout, needs)
+    rule = prim.registered_rule()
+    if rule is None:
+        raise RuntimeError(f"For '{prim.name}', no gradient is defined")
+    inputs, out = saved[:-1], saved[-1]
+    return user_grads(prim.name, rule(*inputs, out, dout), inputs, needs)
+
+
+# The primitives sit below autodiff: their default rule is given to the base class here.
+Primitive.bprop = derived_bprop
+Primitive.vjp_of = staticmethod(vjp_of)
+
+
 def _reduces_to(gshape, shape):
     try:
         return np.broadcast_shapes(gshape, shape) == gshape
@@ -57,7 +76,7 @@ def record_outputs(tape, prim, ins, out, inputs):
         if out._data.dtype.kind not in "fc":
             return out
         t = _tracked(out._data, tape)
-        tape.nodes.append((prim, ins, needs, t._slot, prim.save(inputs, t), _tape._clock, None))
+        tape.nodes.append((prim, ins, needs, t._slot, prim.save(inputs, t), _writes.clock, None))
         return t
     if not isinstance(out, (tuple, list)):
         raise TypeError(f"For '{prim.name}', the outputs must be a Tensor or a tuple of Tensors "
@@ -75,7 +94,7 @@ def record_outputs(tape, prim, ins, out, inputs):
             spec.append((-1, (), None))
             items.append(o)
     res = items if isinstance(out, list) else tuple(items)
-    tape.nodes.append((prim, ins, needs, tuple(spec), prim.save(inputs, res), _tape._clock, None))
+    tape.nodes.append((prim, ins, needs, tuple(spec), prim.save(inputs, res), _writes.clock, None))
     return res
 
 

@@ -1,8 +1,11 @@
 """The reverse walk over a tape segment, and the transforms built on it: grad, value_and_grad."""
 import numpy as np
 
+from ..common.parameter import Parameter
 from ..common.tensor import Tensor
-from . import _undo
+from ..ops.operations.array_ops import sum_to
+from ..ops.operations.math_ops import cast
+from ..common import _writes
 from . import tape as _tape
 from .._quiet import quiet_region
 from .hooks import attach, run_tensor_hooks
@@ -12,8 +15,6 @@ from .tape import _state, wrap
 
 def _fit(g, shape, dtype):
     """g summed back to `shape` and cast to `dtype` (undoing broadcasting and promotion)."""
-    from ..ops.operations.array_ops import sum_to
-    from ..ops.operations.math_ops import cast
     if g._data.shape != shape:
         g = sum_to(g, shape)
     if g._data.dtype != dtype:
@@ -57,7 +58,7 @@ def _walk(tape, start, roots, nested):
     for slot, sens in roots:
         add(slot, sens)
 
-    clock = _tape._clock
+    clock = _writes.clock
     hooks = tape.hooks or None
     # perf: one- and two-input nodes (nearly all) are unpacked by hand, and a slot's first
     # gradient is stored without a call.
@@ -264,7 +265,6 @@ def _normalize_positions(grad_position, what):
 
 
 def _normalize_weights(weights, what):
-    from ..common.parameter import Parameter
     if weights is None:
         return None, False
     if isinstance(weights, Parameter):
@@ -319,7 +319,7 @@ def _differentiate(fn, args, kwargs, positions, weights, has_aux, sens, what):
             if a._data.dtype.kind not in "fc":
                 raise TypeError(f"For '{what}', the argument at grad_position {p} has dtype "
                                 f"{a.dtype}: gradients are defined for floating-point inputs only")
-    with _undo.guarded(), _Session() as s:  # a failed call rolls back its in-place writes
+    with _writes.guarded(), _Session() as s:  # a failed call rolls back its in-place writes
         tape = s.tape
         call_args = list(args)
         in_slots = []
@@ -406,7 +406,6 @@ def _fit_sens(sens, out, what):
         if sens._data.dtype.kind not in "fc" or out._data.dtype.kind not in "fc":
             raise TypeError(f"For '{what}', 'sens' must be a floating-point Tensor like the "
                             f"output ({out.dtype}), but got {sens.dtype}")
-        from ..ops.operations.math_ops import cast
         sens = cast(sens, out._data.dtype)
     return sens
 
@@ -524,7 +523,6 @@ def vjp_of(fn, inputs, cotangents, needs):
 def get_grad(gradients, identifier):
     """Pick the gradient for `identifier` (a position or a parameter name, or the Parameter)
     out of a `return_ids=True` result."""
-    from ..common.parameter import Parameter
     if isinstance(identifier, Parameter):
         identifier = identifier.name
     found = _find_grad(gradients, identifier)

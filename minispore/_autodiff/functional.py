@@ -13,8 +13,9 @@ transform's tape, so results can be differentiated again to any order.
 """
 import numpy as np
 
+from ..common import _writes
 from ..common.tensor import Tensor
-from . import _undo
+from ..ops.operations import array_ops as A
 from . import tape as _tape
 from .engine import (_hook_leaves, _Session, _check_output, _flatten_outputs,
                      _normalize_positions, _normalize_weights, _result_grad, _stop, _target,
@@ -270,7 +271,7 @@ def jvp(fn, inputs, v, has_aux=False):
     _check_has_aux(has_aux, what)
     args, _ = _as_inputs(inputs, what)
     tangents = _as_tangents(v, args, what)
-    with _undo.guarded():  # a failed call rolls back in-place writes made by fn
+    with _writes.guarded():  # a failed call rolls back in-place writes made by fn
         fwd = _Forward(fn, args, {}, range(len(args)), (), has_aux, what)
         jv = _Linear(fwd).apply(tangents, once=True)
     out = fwd.out
@@ -308,7 +309,7 @@ def vjp(fn, *inputs, weights=None, has_aux=False):
     for k, a in enumerate(inputs):
         _check_float_tensor(a, what, f"input {k}")
     weights, single_w = _normalize_weights(weights, what)
-    with _undo.guarded():
+    with _writes.guarded():
         fwd = _Forward(fn, inputs, {}, range(len(inputs)), weights or (), has_aux, what)
 
     def vjp_fn(*cotangents):
@@ -339,7 +340,7 @@ def linearize(fn, inputs):
     what = "linearize"
     fn = _target(fn, what)
     args, _ = _as_inputs(inputs, what)
-    with _undo.guarded():
+    with _writes.guarded():
         fwd = _Forward(fn, args, {}, range(len(args)), (), False, what)
         lin = _Linear(fwd)
 
@@ -356,7 +357,6 @@ def linearize(fn, inputs):
 def _stack_rows(rows, lead_shape, tail_shape, dtype, lead_last):
     """Jacobian block of shape lead_shape + tail_shape from rows[k] (one per element of the
     `lead` side, each of tail_shape). With `lead_last` the rows index the trailing axes."""
-    from ..ops.operations import array_ops as A
     if not rows:
         return wrap(np.zeros(tuple(tail_shape) + tuple(lead_shape) if lead_last else
                              tuple(lead_shape) + tuple(tail_shape), dtype))
@@ -409,7 +409,7 @@ def jacrev(fn, grad_position=0, has_aux=False):
 
     def jacrev_fn(*args, **kwargs):
         _check_positions(positions, args, what)
-        with _undo.guarded():
+        with _writes.guarded():
             return _jacrev(fn, args, kwargs, positions, has_aux, what)
 
     return jacrev_fn
@@ -449,7 +449,7 @@ def jacfwd(fn, grad_position=0, has_aux=False):
 
     def jacfwd_fn(*args, **kwargs):
         _check_positions(positions, args, what)
-        with _undo.guarded():
+        with _writes.guarded():
             return _jacfwd(fn, args, kwargs, positions, has_aux, what)
 
     return jacfwd_fn
@@ -502,7 +502,7 @@ def hvp(fn, inputs, v):
     fn = _target(fn, what)
     args, single = _as_inputs(inputs, what)
     vs = _as_tangents(v, args, what)
-    with _undo.guarded(), _Session() as s:
+    with _writes.guarded(), _Session() as s:
         tape = s.tape
         tracked = [s.track_input(a) for a in args]
         start = len(tape.nodes)

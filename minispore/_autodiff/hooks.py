@@ -5,6 +5,7 @@ import itertools
 import weakref
 
 from ..common.tensor import Tensor
+from ..ops.operations.math_ops import cast
 from .tape import _state, apply
 
 _keys = itertools.count(1)
@@ -63,8 +64,21 @@ def _check_callable(hook):
 
 # ---- Tensor.register_hook ------------------------------------------------------------------------
 
-def register_tensor_hook(t, hook):
-    """Add `hook` to tensor `t`'s table; if `t` is being recorded, its slot runs the table."""
+def register_hook(t, hook):
+    """Call `hook(grad)` with this tensor's gradient in every backward pass that reaches it,
+    once the gradient is complete (summed over every use) and before it flows on. A Tensor
+    returned replaces the gradient (same shape; cast to its dtype), None keeps it.
+
+    A hook registered outside a gradient function applies to every later gradient through
+    this tensor; one registered inside on an argument or intermediate applies to that call.
+    Returns a handle whose `remove()` unregisters the hook.
+
+    Raises:
+        TypeError: `hook` is not callable, or (in backward) returns neither a Tensor nor
+            None.
+        ValueError: (in backward) the returned Tensor has another shape.
+    """
+    # The hook goes in `t`'s own table; if `t` is being recorded, its slot runs the table.
     _check_callable(hook)
     table = getattr(t, "_hooks", None)
     if table is None:
@@ -74,6 +88,10 @@ def register_tensor_hook(t, hook):
     if tape is not None and t._tape is tape.token:
         attach(tape, t._slot, table)
     return HookHandle(table, key)
+
+
+# `Tensor.register_hook`: common/ sits below autodiff, so the method is given to the class here.
+Tensor.register_hook = register_hook
 
 
 def attach(tape, slot, table):
@@ -102,7 +120,6 @@ def checked_gradient(what, g, shape, dtype):
         raise ValueError(f"For '{what}', the hook returned a gradient of shape {g.shape} where "
                          f"one of shape {shape} is expected")
     if g._data.dtype != dtype:
-        from ..ops.operations.math_ops import cast
         g = cast(g, dtype)
     return g
 

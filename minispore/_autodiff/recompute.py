@@ -3,9 +3,8 @@ one node that saves only its inputs; its backward runs the block again, with the
 draws, under recording and walks back through that record."""
 import weakref
 
-from ..common import seed as _seed
+from ..common import _writes, seed as _seed
 from ..common.tensor import Tensor
-from . import _undo
 from . import tape as _tape
 from .custom import record_outputs
 from .engine import backward
@@ -99,7 +98,7 @@ class _Recomputed:
         current = _state.tape
         now = _seed._streams_state()
         _seed._set_streams_state(self.rng)
-        outer_log, _undo._log.entries = _undo._log.entries, []
+        outer_log, _writes._log.entries = _writes._log.entries, []
         try:
             _tape.begin_transform(tape)
             try:
@@ -109,8 +108,8 @@ class _Recomputed:
                 _tape.end_transform(tape, current)
         finally:
             _seed._set_streams_state(now)
-            writes, _undo._log.entries = _undo._log.entries, outer_log
-            _undo.rollback(writes)  # the first run's side effects (BatchNorm statistics) stay
+            writes, _writes._log.entries = _writes._log.entries, outer_log
+            _writes.rollback(writes)  # the first run's side effects (BatchNorm statistics) stay
         outs = out if isinstance(out, (tuple, list)) else (out,)
         token = tape.token
         roots = [(o._slot, d) for o, d in zip(outs, douts)

@@ -1,9 +1,9 @@
-"""The tape: thread-local recording state, the paths that run a primitive and record it, and the
-write clock behind tensor version counters.
+"""The tape: thread-local recording state, and the paths that run a primitive and record it.
 
-A node is the tuple `(prim, ins, needs, out, saved, epoch, meta)`: the primitive; the slots of its
-inputs (-1 for constants) and which of them need a gradient; its output slot (for several outputs, a tuple of (slot, shape, dtype), slot -1
-for outputs without gradient); what its bprop reads; the write clock when it ran; and, only for
+A node is the tuple `(prim, ins, needs, out, saved, epoch, meta)` (docs/tape.md): the primitive;
+the slots of its inputs (-1 for constants) and which of them need a gradient; its output slot (for
+several outputs, a tuple of (slot, shape, dtype), slot -1 for outputs without gradient); what its
+bprop reads; the write clock when it ran; and, only for
 nodes whose bprop may return a broadcast shape or promoted dtype, the (shape, dtype) of each input
 so the engine can sum and cast gradients back (None otherwise). Tuples, not a class: a slotted
 Node costs ~200 ns to build, a tuple ~50 ns, and one is built for every recorded call.
@@ -14,6 +14,8 @@ import numpy as np
 
 from .._quiet import _IGNORE, _reset as _quiet_reset, _set as _quiet_set, quiet
 from ..common import dtype as mstype
+from ..common import _writes
+from ..common.parameter import Parameter
 from ..common.tensor import Tensor
 
 _new = object.__new__
@@ -68,6 +70,21 @@ class Tape:
         return s
 
 
+def _parameter_token(p):
+    tape = _state.tape
+    return tape.token if tape is not None and id(p) in tape.params else None
+
+
+def _parameter_slot(p):
+    return _state.tape.params[id(p)]
+
+
+# A Parameter is tracked through the thread's tape, not by attributes of its own (common/ sits
+# below the tape, so the properties are given to the class here).
+Parameter._tape = property(_parameter_token)
+Parameter._slot = property(_parameter_slot)
+
+
 def begin_transform(outer):
     """The tape for a new transform: the outer transform's, or a fresh one."""
     global _active
@@ -115,27 +132,6 @@ class pause_recording:
                 _active += 1
         _state.tape = self._saved
         return False
-
-
-# ---- versions -----------------------------------------------------------------------------------
-# One clock for the process. An in-place write stamps the tensor with a new reading; a node keeps
-# the reading at which it ran. A saved tensor stamped later than its node was written after it was
-# saved. Nodes pay one int, and backward checks only when the clock moved since the node ran.
-
-_clock = 0
-_clock_lock = threading.Lock()
-
-
-def bump_version(t):
-    """Record an in-place write to Tensor `t`."""
-    global _clock
-    with _clock_lock:
-        _clock += 1
-        t._version = _clock
-
-
-def clock():
-    return _clock
 
 
 # ---- tensors from arrays ------------------------------------------------------------------------
@@ -232,41 +228,38 @@ def compute_in(dtype, fn, args, kwargs):
             _casting -= 1
 
 
-_CAST = None
-# Primitives whose inputs are never cast: explicit casts, and writes whose target keeps its dtype.
-_KEEP_INPUTS = frozenset(("Cast", "Setitem"))
+_cast = None  # the Cast primitive, handed over by math_ops (the primitives sit above the tape)
+
+
+def use_cast(prim):
+    global _cast
+    _cast = prim
 
 
 def _to_compute(t, dt):
     """Tensor `t` cast to compute dtype `dt` if it is floating point of another dtype."""
-    global _CAST
     if not isinstance(t, Tensor):
         return t
     a = t._data
     if a.dtype is dt or a.dtype.kind != "f" or a.dtype == dt:
         return t
-    if _CAST is None:
-        from ..ops.operations.math_ops import Cast
-        _CAST = Cast()
-    return apply(_CAST, (t, dt))  # Cast keeps its inputs: no recursion
+    return apply(_cast, (t, dt))  # Cast keeps its inputs: no recursion
 
 
 class AutoCast:
-    """MindSpore's amp_level 'auto': per primitive, by class name, "low" casts the floating
-    inputs to `low`, "full" to float32, "promote" to the widest floating input dtype (each only
-    the inputs at `positions` when given); other primitives compute in their inputs' dtypes."""
+    """MindSpore's amp_level 'auto': per primitive, by its `amp_auto`, "low" casts the floating
+    inputs to `low`, "full" to float32, "promote" to the widest floating input dtype; other
+    primitives compute in their inputs' dtypes."""
 
-    __slots__ = ("low", "rules")
+    __slots__ = ("low",)
 
-    def __init__(self, low, rules):
+    def __init__(self, low):
         self.low = low
-        self.rules = rules  # name -> (rule, positions or None)
 
     def cast(self, prim, args):
-        entry = self.rules.get(type(prim).__name__)
-        if entry is None:
+        rule = prim.amp_auto
+        if rule is None:
             return args
-        rule, positions = entry
         if rule == "low":
             dt = self.low
         elif rule == "full":
@@ -277,14 +270,13 @@ class AutoCast:
             if not floats:
                 return args
             dt = max(floats, key=lambda d: d.itemsize)
-        return tuple([_to_compute(a, dt) if positions is None or k in positions else a
-                      for k, a in enumerate(args)])
+        return tuple([_to_compute(a, dt) for a in args])
 
 
 def _compute_args(prim, args):
     """`args` as the running `to_float` dtype or 'auto' policy has `prim` take them."""
     c = _state.compute
-    if c is None or type(prim).__name__ in _KEEP_INPUTS:
+    if c is None or prim.keeps_inputs:
         return args
     if type(c) is AutoCast:
         return c.cast(prim, args)
@@ -312,7 +304,8 @@ def call1(prim, x):
             t._tape = tape.token
             t._slot = slot
             t._version = 0
-            tape.nodes.append((prim, (x._slot,), NEEDS1, slot, prim._save1(x, t), _clock, None))
+            tape.nodes.append((prim, (x._slot,), NEEDS1, slot, prim._save1(x, t), _writes.clock,
+                               None))
             return t
     t = _new(Tensor)
     t._data = out
@@ -338,7 +331,7 @@ def call2(prim, x, y):
             if sx >= 0 or sy >= 0:
                 t = _tracked(out, tape)
                 tape.nodes.append((prim, (sx, sy), NEEDS2[(sx >= 0, sy >= 0)], t._slot,
-                                   prim._save2(x, y, t), _clock, None))
+                                   prim._save2(x, y, t), _writes.clock, None))
                 return t
     t = _new(Tensor)
     t._data = out
@@ -421,7 +414,7 @@ def _record_binary(tape, prim, x, y, out):
             meta = ((a.shape, a.dtype), None) if x_is_t else (None, (a.shape, a.dtype))
     t = _tracked(out, tape)
     tape.nodes.append((prim, (sx, sy), NEEDS2[(sx >= 0, sy >= 0)], t._slot,
-                       prim._save2(x, y, t), _clock, meta))
+                       prim._save2(x, y, t), _writes.clock, meta))
     return t
 
 
@@ -436,10 +429,10 @@ def _record_scalar_op(tape, prim, t, scalar, out, reflected):
     r._version = 0
     if reflected:
         tape.nodes.append((prim, (-1, t._slot), NEEDS_FT, slot, prim._save2(scalar, t, r),
-                           _clock, None))
+                           _writes.clock, None))
     else:
         tape.nodes.append((prim, (t._slot, -1), NEEDS_TF, slot, prim._save2(t, scalar, r),
-                           _clock, None))
+                           _writes.clock, None))
     return r
 
 
@@ -544,13 +537,13 @@ def _record(tape, prim, args, ins, out):
                 slots.append((-1, o.shape, o.dtype))
             outs.append(t)
         t = tuple(outs)
-        tape.nodes.append((prim, ins, needs_of(ins), tuple(slots), prim.save(args, t), _clock,
-                           meta))
+        tape.nodes.append((prim, ins, needs_of(ins), tuple(slots), prim.save(args, t),
+                           _writes.clock, meta))
         return t
     if out.dtype.kind not in "fc":
         return wrap(out)
     t = _tracked(out, tape)
-    tape.nodes.append((prim, ins, needs_of(ins), t._slot, prim.save(args, t), _clock, meta))
+    tape.nodes.append((prim, ins, needs_of(ins), t._slot, prim.save(args, t), _writes.clock, meta))
     return t
 
 
@@ -559,5 +552,5 @@ def record_node(tape, prim, ins, out_tensor, saved):
     slot = tape.new_slot()
     out_tensor._tape = tape.token
     out_tensor._slot = slot
-    tape.nodes.append((prim, ins, needs_of(ins), slot, saved, _clock, None))
+    tape.nodes.append((prim, ins, needs_of(ins), slot, saved, _writes.clock, None))
     return slot

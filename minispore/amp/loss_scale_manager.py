@@ -1,6 +1,7 @@
 """Loss scale managers: the loss-scaling policy that `Model` and `build_train_network` turn
 into a scale update cell for `nn.TrainOneStepWithLossScaleCell`."""
 from .. import nn
+from .._validator import check_bool, check_float_range, check_positive_float, check_positive_int
 
 __all__ = ["LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager"]
 
@@ -32,11 +33,10 @@ class FixedLossScaleManager(LossScaleManager):
     """
 
     def __init__(self, loss_scale=128.0, drop_overflow_update=True):
-        if loss_scale < 1:
-            raise ValueError(f"For 'FixedLossScaleManager', 'loss_scale' must be >= 1, but got "
-                             f"{loss_scale}")
+        check_float_range(loss_scale, "loss_scale", "FixedLossScaleManager", low=1.0)
         self._loss_scale = loss_scale
-        self._drop_overflow_update = drop_overflow_update
+        self._drop_overflow_update = check_bool(drop_overflow_update, "drop_overflow_update",
+                                                "FixedLossScaleManager")
 
     def get_loss_scale(self):
         """The loss scale."""
@@ -73,19 +73,11 @@ class DynamicLossScaleManager(LossScaleManager):
 
     def __init__(self, init_loss_scale=2 ** 24, scale_factor=2, scale_window=2000):
         owner = "DynamicLossScaleManager"
-        if init_loss_scale < 1.0:
-            raise ValueError(f"For '{owner}', 'init_loss_scale' must be >= 1, but got "
-                             f"{init_loss_scale}")
-        if isinstance(scale_window, bool) or not isinstance(scale_window, int) or \
-                scale_window <= 0:
-            raise ValueError(f"For '{owner}', 'scale_window' must be a positive int, but got "
-                             f"{scale_window!r}")
-        if scale_factor <= 0:
-            raise ValueError(f"For '{owner}', 'scale_factor' must be positive, but got "
-                             f"{scale_factor}")
+        check_float_range(init_loss_scale, "init_loss_scale", owner, low=1.0)
+        self.scale_window = check_positive_int(scale_window, "scale_window", owner)
+        check_positive_float(scale_factor, "scale_factor", owner)
         self.loss_scale = init_loss_scale
         self.scale_factor = scale_factor
-        self.scale_window = scale_window
         self.increase_ratio = scale_factor
         self.decrease_ratio = 1 / scale_factor
         self.cur_iter = 1

@@ -4,6 +4,7 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
+from .._validator import check_float_range, check_positive_int, check_type
 from ..common import dtype as mstype
 from ..common.parameter import Parameter
 from ..common.tensor import Tensor
@@ -11,15 +12,16 @@ from ..common.tensor import Tensor
 __all__ = ["LossScaler", "StaticLossScaler", "DynamicLossScaler", "all_finite"]
 
 
+_NESTED = "a Tensor or a tuple/list of Tensors"
+
+
 def _tensors(inputs):
-    if isinstance(inputs, Tensor):
+    if isinstance(check_type(inputs, (Tensor, tuple, list), "inputs", "all_finite", _NESTED),
+                  Tensor):
         yield inputs
-    elif isinstance(inputs, (tuple, list)):
+    else:
         for x in inputs:
             yield from _tensors(x)
-    else:
-        raise TypeError(f"For 'all_finite', 'inputs' must be a Tensor or a tuple/list of "
-                        f"Tensors, but it holds a {type(inputs).__name__}")
 
 
 def all_finite(inputs):
@@ -34,30 +36,15 @@ def all_finite(inputs):
 
 def _map(inputs, fn, op):
     """fn applied to every Tensor of `inputs`, keeping the tuple/list structure."""
-    if isinstance(inputs, Tensor):
+    if isinstance(check_type(inputs, (Tensor, tuple, list), "inputs", op, _NESTED), Tensor):
         return fn(inputs)
-    if isinstance(inputs, (tuple, list)):
-        return type(inputs)(_map(x, fn, op) for x in inputs)
-    raise TypeError(f"For '{op}', 'inputs' must be a Tensor or a tuple/list of Tensors, but it "
-                    f"holds a {type(inputs).__name__}")
+    return type(inputs)(_map(x, fn, op) for x in inputs)
 
 
-def _check_scale_value(owner, scale_value):
-    if isinstance(scale_value, bool) or not isinstance(scale_value, (int, float)):
-        raise TypeError(f"For '{owner}', 'scale_value' must be a float or an int, but got "
-                        f"{type(scale_value).__name__}")
-    if scale_value < 1.0:
-        raise ValueError(f"For '{owner}', 'scale_value' must be >= 1, but got {scale_value}")
-    return Parameter(Tensor(float(scale_value), mstype.float32), name="scale_value")
-
-
-def _check_positive_int(owner, name, value):
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"For '{owner}', '{name}' must be an int, but got "
-                        f"{type(value).__name__}")
-    if value <= 0:
-        raise ValueError(f"For '{owner}', '{name}' must be positive, but got {value}")
-    return value
+def _scale_parameter(owner, scale_value):
+    """The Parameter `scale_value` holding a scale >= 1."""
+    value = check_float_range(scale_value, "scale_value", owner, low=1.0)
+    return Parameter(Tensor(value, mstype.float32), name="scale_value")
 
 
 def _flag(grads_finite):
@@ -104,7 +91,7 @@ class StaticLossScaler(LossScaler):
     """
 
     def __init__(self, scale_value):
-        self.scale_value = _check_scale_value("StaticLossScaler", scale_value)
+        self.scale_value = _scale_parameter("StaticLossScaler", scale_value)
 
     def scale(self, inputs):
         """`inputs` (a Tensor or a tuple/list of them) times the scale, in their dtypes."""
@@ -145,9 +132,9 @@ class DynamicLossScaler(LossScaler):
 
     def __init__(self, scale_value, scale_factor, scale_window):
         owner = "DynamicLossScaler"
-        self.scale_value = _check_scale_value(owner, scale_value)
-        self.scale_window = _check_positive_int(owner, "scale_window", scale_window)
-        self.scale_factor = _check_positive_int(owner, "scale_factor", scale_factor)
+        self.scale_value = _scale_parameter(owner, scale_value)
+        self.scale_window = check_positive_int(scale_window, "scale_window", owner)
+        self.scale_factor = check_positive_int(scale_factor, "scale_factor", owner)
         self.counter = Parameter(Tensor(0, mstype.int32), name="counter")
 
     def scale(self, inputs):

@@ -34,21 +34,12 @@ _BLACK_CELLS = ("BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LayerNorm")
 _PRIMITIVE_CELLS = {"ReLU": ("ReLU",), "PReLU": ("PReLU",)}
 
 
-# amp_level 'auto': MindSpore 2.10's per-operator lists, by minispore's primitive names (its
-# BatchNorm is BatchNormTraining here, ConvTranspose2D Conv2DBackpropInput; the fused sparse
-# softmax cross-entropy stands for MindSpore's LogSoftmax + NLLLoss). minispore's Dense is one
-# fused primitive, bias included, so its output is float16 where MindSpore's MatMul + BiasAdd
-# promotes to the float32 bias.
-_AUTO_LOW = ("Conv2D", "Conv3D", "Conv2DBackpropInput", "Conv3DBackpropInput", "MatMul",
-             "BatchMatMul", "PReLU", "Einsum", "Dense")
-_AUTO_FULL = ("Pow", "ACos", "Asin", "Cosh", "Erfinv", "Exp", "Expm1", "Log", "Log1p",
-              "Reciprocal", "Rsqrt", "Sinh", "Tan", "Softplus", "LayerNorm", "BatchNormTraining",
-              "BCEWithLogits", "ReduceProd", "Softmax", "LogSoftmax", "CumSum",
-              "SparseSoftmaxCrossEntropy")
-_AUTO_PROMOTE = ("Concat", "Stack")
-_AUTO_RULES = {**{n: ("low", None) for n in _AUTO_LOW},
-               **{n: ("full", None) for n in _AUTO_FULL},
-               **{n: ("promote", None) for n in _AUTO_PROMOTE}}
+# amp_level 'auto' follows MindSpore 2.10's per-operator lists, kept on each primitive as its
+# `amp_auto` ('low': Conv, MatMul, Dense...; 'full': the exp/log family, softmax, norms...;
+# 'promote': Concat, Stack); its BatchNorm is BatchNormTraining here, ConvTranspose2D
+# Conv2DBackpropInput, and the fused sparse softmax cross-entropy stands for MindSpore's LogSoftmax
+# + NLLLoss. minispore's Dense is one fused primitive, bias included, so its output is float16
+# where MindSpore's MatMul + BiasAdd promotes to the float32 bias.
 
 
 def _classes(module, names):
@@ -290,7 +281,7 @@ def auto_mixed_precision(network, amp_level="O0", dtype=mstype.float16):
     if amp_level == "O0":
         return network
     if amp_level == "auto":
-        network.__dict__["_compute_policy"] = AutoCast(mstype.to_np(dtype), _AUTO_RULES)
+        network.__dict__["_compute_policy"] = AutoCast(mstype.to_np(dtype))
         network._refresh_call_path()
         network.__dict__["_amp_level"] = amp_level
         return network

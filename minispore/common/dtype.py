@@ -166,6 +166,3 @@ def promote_scalar(a, scalar_type):
     cs = _SCALAR_CATEGORY[scalar_type]
     return a if _CATEGORY[a.kind] >= cs else _SCALAR_DEFAULT[cs]
 
-
-def is_float(np_dtype):
-    return np_dtype.kind in "fc"

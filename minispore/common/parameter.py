@@ -3,8 +3,8 @@ import itertools
 
 import numpy as np
 
-from .._autodiff import _undo
-from .._autodiff.tape import _state, bump_version
+from . import _writes
+from .initializer import initializer
 from .tensor import Tensor, _to_array
 
 __all__ = ["Parameter", "ParameterTuple"]
@@ -25,7 +25,8 @@ class Parameter(Tensor):
     """
 
     # A parameter's tracking lives on the thread's tape (Tape.params), not on the object, so two
-    # threads may differentiate with respect to the same parameter at once.
+    # threads may differentiate with respect to the same parameter at once: its `_tape` and `_slot`
+    # are properties that the tape (_autodiff/tape.py, a layer above) gives this class.
     __slots__ = ("name", "_requires_grad", "layerwise_parallel", "parallel_optimizer",
                  "_explicit_name")
 
@@ -52,15 +53,6 @@ class Parameter(Tensor):
         self.requires_grad = requires_grad
         self.layerwise_parallel = layerwise_parallel
         self.parallel_optimizer = parallel_optimizer
-
-    @property
-    def _tape(self):
-        tape = _state.tape
-        return tape.token if tape is not None and id(self) in tape.params else None
-
-    @property
-    def _slot(self):
-        return _state.tape.params[id(self)]
 
     @property
     def requires_grad(self):
@@ -94,9 +86,9 @@ class Parameter(Tensor):
             raise TypeError(f"For 'Parameter.set_data', 'data' must be a Tensor, NumPy array or "
                             f"number, but got {type(data).__name__}")
         arr = arr.astype(self._data.dtype)  # always a copy: no aliasing with `data`
-        _undo.record(self, in_place=False)
+        _writes.record(self, in_place=False)
         self._data = arr
-        bump_version(self)
+        _writes.bump_version(self)
         return self
 
     def assign_value(self, value):
@@ -114,11 +106,11 @@ class Parameter(Tensor):
 
     def _write(self, arr):
         """In-place write of an array of this parameter's shape (optimizers, loaders)."""
-        _undo.record(self)
+        _writes.record(self)
         if not self._data.flags.writeable:
             self._data = self._data.copy()
         np.copyto(self._data, arr, casting="unsafe")
-        bump_version(self)
+        _writes.bump_version(self)
 
     def clone(self, init="same"):
         """A new Parameter with the same name: a copy of the value (`init='same'`), or filled
@@ -126,7 +118,6 @@ class Parameter(Tensor):
         if isinstance(init, str) and init == "same":
             data = self._data.copy()
         else:
-            from .initializer import initializer
             data = initializer(init, self._data.shape, self.dtype)._data
         p = Parameter(data, self.name, self.requires_grad, self.layerwise_parallel,
                       self.parallel_optimizer)

@@ -4,6 +4,8 @@ import threading
 
 import numpy as np
 
+from .tensor import Tensor
+
 __all__ = ["set_seed", "get_seed", "generator", "on_seed", "get_rng_state", "set_rng_state",
            "register_stream"]
 
@@ -121,7 +123,6 @@ def get_rng_state():
     Unlike MindSpore 2.10 on CPU, whose state (16 bytes, all zeros after `set_seed`) does not
     bring back the draws of `ops.randn` and friends, a restored state here reproduces them.
     """
-    from .tensor import Tensor
     with _lock:
         seed = -1 if _seed is None else _seed
         gens = [("global", _global)] + [(f"op/{k}", g) for k, g in _by_op_seed.items()]
@@ -133,7 +134,6 @@ def get_rng_state():
 
 def _parse_state(state):
     """(seed, {name: Generator}) from a `get_rng_state` Tensor; raises on anything malformed."""
-    from .tensor import Tensor
     if not isinstance(state, Tensor):
         raise TypeError(f"For 'set_rng_state', 'state' must be a Tensor from get_rng_state, but "
                         f"got {type(state).__name__}")

@@ -192,23 +192,6 @@ class Tensor:
         head = f"Tensor(shape={list(a.shape)}, dtype={self.dtype}, value="
         return f"{head}{chr(10) if a.ndim > 1 else ' '}{_repr_value(a)})"
 
-    def register_hook(self, hook):
-        """Call `hook(grad)` with this tensor's gradient in every backward pass that reaches it,
-        once the gradient is complete (summed over every use) and before it flows on. A Tensor
-        returned replaces the gradient (same shape; cast to its dtype), None keeps it.
-
-        A hook registered outside a gradient function applies to every later gradient through
-        this tensor; one registered inside on an argument or intermediate applies to that call.
-        Returns a handle whose `remove()` unregisters the hook.
-
-        Raises:
-            TypeError: `hook` is not callable, or (in backward) returns neither a Tensor nor
-                None.
-            ValueError: (in backward) the returned Tensor has another shape.
-        """
-        from .._autodiff.hooks import register_tensor_hook
-        return register_tensor_hook(self, hook)
-
     def __reduce__(self):
         return (Tensor, (self._data,))
 
@@ -391,8 +374,7 @@ def _from_shape(input_data, dtype, shape, init):
     shape = (shape,) if isinstance(shape, int) else tuple(shape)
     if init is None:
         return np.zeros(shape, mstype.to_np(dtype))
-    from .initializer import initializer
-    return initializer(init, shape, dtype)._data
+    return Tensor._values_from_init(init, shape, dtype)  # given by common/initializer.py
 
 
 def tensor(input_data=None, dtype=None, shape=None, init=None, const_arg=False):

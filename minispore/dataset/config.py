@@ -8,6 +8,7 @@ import threading
 
 import numpy as np
 
+from .._validator import check_int_range
 from ..common import seed as _global_seed
 
 __all__ = ["get_num_parallel_workers", "get_prefetch_size", "get_seed", "set_num_parallel_workers",
@@ -23,15 +24,6 @@ _workers = 1  # see set_num_parallel_workers
 _prefetch = 16
 
 
-def _check_int(owner, name, value, low, high):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"For '{owner}', '{name}' must be an int, but got "
-                        f"{type(value).__name__}")
-    if not low <= value <= high:
-        raise ValueError(f"For '{owner}', '{name}' must be in [{low}, {high}], but got {value}")
-    return int(value)
-
-
 def set_seed(seed):
     """Seed the dataset pipeline: shuffles, samplers, random transforms and `split`.
 
@@ -43,7 +35,7 @@ def set_seed(seed):
         TypeError: `seed` is not an int. ValueError: it is outside [0, 2**32 - 1].
     """
     global _seed, _eager
-    seed = _check_int("set_seed", "seed", seed, 0, _UINT32_MAX)
+    seed = check_int_range(seed, "seed", "set_seed", 0, _UINT32_MAX)
     with _lock:
         _seed = seed
         _eager = np.random.default_rng([seed, 0xDA7A])
@@ -87,7 +79,7 @@ def set_num_parallel_workers(num):
     FFTs, image decoding) and slow light per-row transforms down (measured in
     benchmarks/dataset_pipeline.py), so the default is 1 here, not MindSpore's min(8, CPUs)."""
     global _workers
-    _workers = _check_int("set_num_parallel_workers", "num", num, 1, 2**31 - 1)
+    _workers = check_int_range(num, "num", "set_num_parallel_workers", 1, 2**31 - 1)
 
 
 def get_num_parallel_workers():
@@ -98,7 +90,7 @@ def get_num_parallel_workers():
 def set_prefetch_size(size):
     """Accepted for compatibility: rows are produced on demand here, so nothing is prefetched."""
     global _prefetch
-    _prefetch = _check_int("set_prefetch_size", "size", size, 1, 2**31 - 1)
+    _prefetch = check_int_range(size, "size", "set_prefetch_size", 1, 2**31 - 1)
 
 
 def get_prefetch_size():

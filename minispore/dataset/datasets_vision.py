@@ -14,7 +14,8 @@ import threading
 
 import numpy as np
 
-from .datasets import MappableDataset, _check_workers
+from .._validator import check_bool, check_one_of, check_type
+from ._base import MappableDataset, check_workers
 from .samplers import select_sampler
 
 __all__ = ["Cifar10Dataset", "Cifar100Dataset", "FashionMnistDataset", "ImageFolderDataset",
@@ -22,10 +23,8 @@ __all__ = ["Cifar10Dataset", "Cifar100Dataset", "FashionMnistDataset", "ImageFol
 
 
 def _check_dir(owner, dataset_dir):
-    if not isinstance(dataset_dir, (str, os.PathLike)):
-        raise TypeError(f"For '{owner}', 'dataset_dir' must be a str or path, but got "
-                        f"{type(dataset_dir).__name__}")
-    path = os.fspath(dataset_dir)
+    path = os.fspath(check_type(dataset_dir, (str, os.PathLike), "dataset_dir", owner,
+                                "a str or path"))
     if not os.path.isdir(path):
         raise ValueError(f"For '{owner}', 'dataset_dir' {path!r} does not exist or is not a "
                          f"directory")
@@ -33,11 +32,7 @@ def _check_dir(owner, dataset_dir):
 
 
 def _check_usage(owner, usage, allowed=("train", "test", "all")):
-    usage = "all" if usage is None else usage
-    if usage not in allowed:
-        raise ValueError(f"For '{owner}', 'usage' must be one of {list(allowed)} or None, but "
-                         f"got {usage!r}")
-    return usage
+    return check_one_of("all" if usage is None else usage, allowed, "usage", owner)
 
 
 def _regular_file(owner, path):
@@ -146,7 +141,7 @@ class MnistDataset(MappableDataset):
         self._parts = parts
         self._offsets = np.cumsum([0] + [p[2] for p in parts])
         self._store = _Lazy(self._load)
-        super().__init__(_check_workers(owner, num_parallel_workers),
+        super().__init__(check_workers(owner, num_parallel_workers),
                          select_sampler(owner, num_samples, shuffle, sampler, num_shards,
                                         shard_id))
 
@@ -216,7 +211,7 @@ class _CifarBase(MappableDataset):
             counts.append(size // rec)
         self._offsets = np.cumsum([0] + counts)
         self._store = _Lazy(self._load)
-        super().__init__(_check_workers(owner, num_parallel_workers),
+        super().__init__(check_workers(owner, num_parallel_workers),
                          select_sampler(owner, num_samples, shuffle, sampler, num_shards,
                                         shard_id))
 
@@ -329,10 +324,7 @@ class ImageFolderDataset(MappableDataset):
                  num_shards=None, shard_id=None, cache=None, decrypt=None):
         owner = "ImageFolderDataset"
         root = _check_dir(owner, dataset_dir)
-        if not isinstance(decode, (bool, np.bool_)):
-            raise TypeError(f"For '{owner}', 'decode' must be a bool, but got "
-                            f"{type(decode).__name__}")
-        if decode:
+        if check_bool(decode, "decode", owner):
             try:
                 import PIL  # noqa: F401
             except ImportError:
@@ -372,7 +364,7 @@ class ImageFolderDataset(MappableDataset):
         self.dataset_dir, self.decode = root, bool(decode)
         self._class_indexing = dict(class_indexing)
         self._files, self._labels = files, labels
-        super().__init__(_check_workers(owner, num_parallel_workers),
+        super().__init__(check_workers(owner, num_parallel_workers),
                          select_sampler(owner, num_samples, shuffle, sampler, num_shards,
                                         shard_id))
 

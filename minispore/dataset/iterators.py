@@ -1,7 +1,6 @@
 """Iterators over a pipeline: rows as lists (`TupleIterator`) or dicts (`DictIterator`) of
 Tensors or NumPy arrays, for a bounded or unbounded number of epochs."""
-import numpy as np
-
+from .._validator import check_bool, check_int
 from ..common.tensor import Tensor, from_numpy
 from . import config
 
@@ -12,20 +11,14 @@ class _Iterator:
     _owner = "create_tuple_iterator"
 
     def __init__(self, dataset, num_epochs=-1, output_numpy=False, do_copy=False):
-        if isinstance(num_epochs, bool) or not isinstance(num_epochs, (int, np.integer)):
-            raise TypeError(f"For '{self._owner}', 'num_epochs' must be an int, but got "
-                            f"{type(num_epochs).__name__}")
+        num_epochs = check_int(num_epochs, "num_epochs", self._owner)
         if num_epochs == 0 or num_epochs < -1:
-            raise ValueError(f"For '{self._owner}', 'num_epochs' must be -1 or positive, but got "
-                             f"{num_epochs}")
-        for name, value in (("output_numpy", output_numpy), ("do_copy", do_copy)):
-            if not isinstance(value, (bool, np.bool_)):
-                raise TypeError(f"For '{self._owner}', '{name}' must be a bool, but got "
-                                f"{type(value).__name__}")
+            raise ValueError(f"For '{self._owner}', the 'num_epochs' must be -1 or positive, but "
+                             f"got {num_epochs}")
         self._dataset = dataset
-        self._num_epochs = int(num_epochs)
-        self._output_numpy = bool(output_numpy)
-        self._do_copy = bool(do_copy)
+        self._num_epochs = num_epochs
+        self._output_numpy = check_bool(output_numpy, "output_numpy", self._owner)
+        self._do_copy = check_bool(do_copy, "do_copy", self._owner)
         self._names = dataset.get_col_names()
         # One base seed per iterator: a new iterator replays the same epochs (given a seed),
         # while the epochs of one iterator differ.

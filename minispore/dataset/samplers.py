@@ -1,29 +1,17 @@
 """Samplers: which row indices a random-access source reads in one epoch, and in what order."""
 import numpy as np
 
+from .._validator import check_bool, check_int_range
+
 __all__ = ["BuiltinSampler", "DistributedSampler", "RandomSampler", "Sampler", "SequentialSampler",
            "SubsetRandomSampler", "SubsetSampler"]
 
 _INT32_MAX = 2**31 - 1
 
 
-def _check_int(owner, name, value, low, high=None, allow_none=False):
-    if value is None and allow_none:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"For '{owner}', '{name}' must be an int, but got "
-                        f"{type(value).__name__}")
-    if value < low or (high is not None and value > high):
-        hi = "" if high is None else f", {high}"
-        raise ValueError(f"For '{owner}', '{name}' must be in [{low}{hi}], but got {value}")
-    return int(value)
-
-
-def _check_bool(owner, name, value):
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"For '{owner}', '{name}' must be a bool, but got "
-                        f"{type(value).__name__}")
-    return bool(value)
+def _optional_count(value, arg, owner):
+    """None, or a non-negative int (`num_samples`, `start_index`)."""
+    return None if value is None else check_int_range(value, arg, owner, 0)
 
 
 def _check_indices(owner, indices):
@@ -41,6 +29,15 @@ def _check_indices(owner, indices):
     return np.asarray(indices, dtype=np.int64).reshape(-1)
 
 
+def _check_shard(num_shards, shard_id, owner):
+    num_shards = check_int_range(num_shards, "num_shards", owner, 1, _INT32_MAX)
+    shard_id = check_int_range(shard_id, "shard_id", owner, 0, _INT32_MAX)
+    if shard_id >= num_shards:
+        raise ValueError(f"For '{owner}', the 'shard_id' must be less than 'num_shards' "
+                         f"({num_shards}), but got {shard_id}")
+    return num_shards, shard_id
+
+
 class Sampler:
     """Base of user-defined samplers: subclass and yield row indices from `__iter__`.
 
@@ -53,8 +50,7 @@ class Sampler:
     """
 
     def __init__(self, num_samples=None):
-        self.num_samples = _check_int(type(self).__name__, "num_samples", num_samples, 0,
-                                      allow_none=True)
+        self.num_samples = _optional_count(num_samples, "num_samples", type(self).__name__)
         self.dataset_size = 0
 
     def __iter__(self):
@@ -99,8 +95,7 @@ class SequentialSampler(BuiltinSampler):
 
     def __init__(self, start_index=None, num_samples=None):
         super().__init__(num_samples)
-        self.start_index = _check_int("SequentialSampler", "start_index", start_index, 0,
-                                      allow_none=True) or 0
+        self.start_index = _optional_count(start_index, "start_index", "SequentialSampler") or 0
 
     def _indices(self, n, rng_for):
         if n and self.start_index >= n:
@@ -122,7 +117,7 @@ class RandomSampler(BuiltinSampler):
 
     def __init__(self, replacement=False, num_samples=None, shuffle=None):
         super().__init__(num_samples)
-        self.replacement = _check_bool("RandomSampler", "replacement", replacement)
+        self.replacement = check_bool(replacement, "replacement", "RandomSampler")
 
     def _indices(self, n, rng_for):
         rng = rng_for(False)
@@ -157,14 +152,10 @@ class DistributedSampler(BuiltinSampler):
 
     def __init__(self, num_shards, shard_id, shuffle=True, num_samples=None, offset=-1):
         super().__init__(num_samples)
-        self.num_shards = _check_int("DistributedSampler", "num_shards", num_shards, 1,
-                                     _INT32_MAX)
-        self.shard_id = _check_int("DistributedSampler", "shard_id", shard_id, 0, _INT32_MAX)
-        if self.shard_id >= self.num_shards:
-            raise ValueError(f"For 'DistributedSampler', 'shard_id' must be less than "
-                             f"'num_shards' ({self.num_shards}), but got {self.shard_id}")
-        self.shuffle = _check_bool("DistributedSampler", "shuffle", shuffle)
-        self.offset = _check_int("DistributedSampler", "offset", offset, -1, _INT32_MAX)
+        owner = "DistributedSampler"
+        self.num_shards, self.shard_id = _check_shard(num_shards, shard_id, owner)
+        self.shuffle = check_bool(shuffle, "shuffle", owner)
+        self.offset = check_int_range(offset, "offset", owner, -1, _INT32_MAX)
 
     def _positions(self, n):
         if n == 0:
@@ -239,9 +230,9 @@ def select_sampler(owner, num_samples, shuffle, sampler, num_shards, shard_id,
                    default_shuffle=True):
     """The sampler a random-access source uses, from its constructor arguments (MindSpore's
     rules: `sampler` excludes `shuffle` and sharding; `num_shards` needs `shard_id`)."""
-    num_samples = _check_int(owner, "num_samples", num_samples, 0, allow_none=True)
+    num_samples = _optional_count(num_samples, "num_samples", owner)
     if shuffle is not None:
-        _check_bool(owner, "shuffle", shuffle)
+        check_bool(shuffle, "shuffle", owner)
     if (num_shards is None) != (shard_id is None):
         raise ValueError(f"For '{owner}', 'num_shards' and 'shard_id' must be given together, "
                          f"but got num_shards={num_shards}, shard_id={shard_id}")
@@ -260,11 +251,7 @@ def select_sampler(owner, num_samples, shuffle, sampler, num_shards, shard_id,
                         f"iterable of indices, but got {type(sampler).__name__}")
     do_shuffle = default_shuffle if shuffle is None else shuffle
     if num_shards is not None:
-        num_shards = _check_int(owner, "num_shards", num_shards, 1, _INT32_MAX)
-        shard_id = _check_int(owner, "shard_id", shard_id, 0, _INT32_MAX)
-        if shard_id >= num_shards:
-            raise ValueError(f"For '{owner}', 'shard_id' must be less than 'num_shards' "
-                             f"({num_shards}), but got {shard_id}")
+        num_shards, shard_id = _check_shard(num_shards, shard_id, owner)
         return DistributedSampler(num_shards, shard_id, do_shuffle, num_samples)
     if do_shuffle:
         return RandomSampler(num_samples=num_samples)

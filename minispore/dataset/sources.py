@@ -6,7 +6,7 @@ import numpy as np
 
 from ..common import dtype as mstype
 from ..common.tensor import Tensor
-from .datasets import MappableDataset, _as_column, _check_workers, _column_list, _note
+from ._base import MappableDataset, as_column, check_workers, column_list, note
 from .samplers import select_sampler
 
 __all__ = ["GeneratorDataset", "NumpySlicesDataset", "Schema"]
@@ -87,7 +87,7 @@ class GeneratorDataset(MappableDataset):
         elif column_names is None:
             raise ValueError(f"For '{owner}', 'column_names' (or 'schema') must be given")
         else:
-            names = _column_list(owner, "column_names", column_names, allow_none=False)
+            names = column_list(owner, "column_names", column_names, allow_none=False)
         if column_types is not None:
             types = _cast_types(owner, column_types, len(names))
         self._names, self._types = names, types
@@ -97,7 +97,7 @@ class GeneratorDataset(MappableDataset):
             raise TypeError(f"For '{owner}', 'source' must be a generator function, an iterable "
                             f"or a random-access object (__getitem__ and __len__), but got "
                             f"{type(source).__name__}")
-        workers = _check_workers(owner, num_parallel_workers)
+        workers = check_workers(owner, num_parallel_workers)
         if self._random_access:
             sampler = select_sampler(owner, num_samples, shuffle, sampler, num_shards, shard_id)
         else:
@@ -133,7 +133,7 @@ class GeneratorDataset(MappableDataset):
         if len(values) != len(names):
             raise ValueError(f"For 'GeneratorDataset', {where} has {len(values)} columns, but "
                              f"'column_names' names {len(names)}: {names}")
-        row = tuple(_as_column(v, "GeneratorDataset", names[k], copy_array=True)
+        row = tuple(as_column(v, "GeneratorDataset", names[k], copy_array=True)
                     for k, v in enumerate(values))
         if self._types is not None:
             row = tuple(a.astype(t, copy=False) for a, t in zip(row, self._types))
@@ -150,7 +150,7 @@ class GeneratorDataset(MappableDataset):
         try:
             item = self.source[index]
         except Exception as e:
-            _note(e, f"(raised by the GeneratorDataset source's __getitem__ at index {index})")
+            note(e, f"(raised by the GeneratorDataset source's __getitem__ at index {index})")
             raise
         return self._make_row(item, f"the item at index {index}")
 
@@ -221,7 +221,7 @@ def _slice_columns(owner, data):
             try:
                 arr = np.asarray(col)
             except ValueError:  # ragged rows: keep one array per row
-                arr = [_as_column(v, owner, name) for v in col]
+                arr = [as_column(v, owner, name) for v in col]
         if isinstance(arr, np.ndarray) and arr.dtype.kind not in "biufcUS":
             raise TypeError(f"For '{owner}', column '{name}' must hold numbers, bools or "
                             f"strings, but got NumPy dtype {arr.dtype}")
@@ -254,13 +254,13 @@ class NumpySlicesDataset(MappableDataset):
         owner = "NumpySlicesDataset"
         names, cols = _slice_columns(owner, data)
         if column_names is not None:
-            given = _column_list(owner, "column_names", column_names, allow_none=False)
+            given = column_list(owner, "column_names", column_names, allow_none=False)
             if len(given) != len(names):
                 raise ValueError(f"For '{owner}', 'column_names' names {len(given)} columns, "
                                  f"but the data has {len(names)}")
             names = given
         self._names, self._data = names, cols
-        super().__init__(_check_workers(owner, num_parallel_workers),
+        super().__init__(check_workers(owner, num_parallel_workers),
                          select_sampler(owner, num_samples, shuffle, sampler, num_shards,
                                         shard_id))
 

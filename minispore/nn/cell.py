@@ -4,7 +4,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from .._autodiff import _undo
+from ..common import _writes
 from .._autodiff import hooks as _hooks
 from .._autodiff.custom import call_with_bprop
 from .._autodiff.recompute import run_recomputed
@@ -12,6 +12,7 @@ from .._autodiff.tape import compute_in, recording
 from ..common import dtype as mstype
 from ..common.parameter import Parameter, ParameterTuple
 from ..common.tensor import Tensor
+from ..ops.operations.math_ops import cast
 
 __all__ = ["Cell"]
 
@@ -307,7 +308,6 @@ class Cell:
     def to_float(self, dst_type):
         """Compute this cell (and its descendants) in `dst_type`: float inputs are cast to it on
         entry and built-in layers cast their weights; parameters keep their dtype. Returns self."""
-        from ..common import dtype as mstype
         if dst_type not in (mstype.float16, mstype.float32, mstype.float64):
             raise ValueError(f"For 'to_float', 'dst_type' must be float16, float32 or float64, "
                              f"but got {dst_type!r}")
@@ -318,22 +318,19 @@ class Cell:
 
     def to(self, dtype):
         """Cast every floating-point parameter and buffer to `dtype`; returns self."""
-        from .._autodiff.tape import bump_version
-        from ..common import dtype as mstype
         np_dtype = mstype.to_np(dtype)
         for p in self.get_parameters():
             if p._data.dtype.kind == "f":
                 p._data = p._data.astype(np_dtype)
-                bump_version(p)
+                _writes.bump_version(p)
         for t in self.buffers():
             if t._data.dtype.kind == "f":
                 t._data = t._data.astype(np_dtype)
-                bump_version(t)
+                _writes.bump_version(t)
         return self
 
     def cast_inputs(self, inputs, dst_type):
         """`inputs` with every floating-point Tensor cast to `dst_type`."""
-        from ..ops.operations.math_ops import cast
         return tuple(cast(x, dst_type) if isinstance(x, Tensor) and x._data.dtype.kind == "f"
                      else x for x in inputs)
 
@@ -357,20 +354,20 @@ class Cell:
             if type(a) is np.ndarray:
                 raise TypeError(f"For '{type(self).__name__}', inputs must be Tensors, but got "
                                 "a NumPy array: wrap it with Tensor(...)")
-        log = _undo._log
+        log = _writes._log
         if log.entries is not None:  # inside an outer call, which keeps the undo log
             if self._fast:  # perf: the common case goes straight to construct
                 return self.construct(*args, **kwargs)
             return self._call_slow(args, kwargs)
         # The outermost call: a failure rolls back its in-place writes (BatchNorm statistics).
-        # Inlined rather than `with _undo.guarded()`: this is every training step's entry point.
+        # Inlined rather than `with _writes.guarded()`: this is every training step's entry point.
         log.entries = []
         try:
             out = self.construct(*args, **kwargs) if self._fast else \
                 self._call_slow(args, kwargs)
         except BaseException:
             entries, log.entries = log.entries, None
-            _undo.rollback(entries)
+            _writes.rollback(entries)
             raise
         log.entries = None
         return out

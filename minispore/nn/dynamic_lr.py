@@ -6,12 +6,8 @@ float for float.
 """
 import math
 
-from ._arg_checks import (
-    check_bool,
-    check_non_negative_float,
-    check_positive_float,
-    check_positive_int,
-)
+from .._validator import (check_bool, check_float, check_non_negative_float,
+                          check_positive_float, check_positive_int, check_type)
 
 __all__ = [
     "cosine_decay_lr",
@@ -34,10 +30,8 @@ def piecewise_constant_lr(milestone, learning_rates):
     Example: `piecewise_constant_lr([2, 5], [0.1, 0.05])` is `[0.1, 0.1, 0.05, 0.05, 0.05]`.
     """
     owner = "piecewise_constant_lr"
-    for arg, value in (("milestone", milestone), ("learning_rates", learning_rates)):
-        if not isinstance(value, (list, tuple)):
-            raise TypeError(f"For '{owner}', the '{arg}' must be a list or tuple, but got "
-                            f"{type(value).__name__}")
+    check_type(milestone, (list, tuple), "milestone", owner)
+    check_type(learning_rates, (list, tuple), "learning_rates", owner)
     if len(milestone) != len(learning_rates):
         raise ValueError(f"For '{owner}', 'milestone' and 'learning_rates' must have the same "
                          f"length, but got {len(milestone)} and {len(learning_rates)}")
@@ -45,9 +39,7 @@ def piecewise_constant_lr(milestone, learning_rates):
     previous = 0
     for i, (end, lr) in enumerate(zip(milestone, learning_rates)):
         check_positive_int(end, f"milestone[{i}]", owner)
-        if not isinstance(lr, float):
-            raise TypeError(f"For '{owner}', the 'learning_rates[{i}]' must be a float, but got "
-                            f"{type(lr).__name__}")
+        check_float(lr, f"learning_rates[{i}]", owner, allow_int=False)
         if end < previous:
             raise ValueError(f"For '{owner}', the 'milestone' must be increasing, but "
                              f"milestone[{i}]={end} < milestone[{i - 1}]={previous}")
@@ -56,14 +48,36 @@ def piecewise_constant_lr(milestone, learning_rates):
     return lrs
 
 
+def check_lr_range(owner, min_lr, max_lr):
+    """`min_lr` (a float >= 0) and `max_lr` (a float > `min_lr`), as floats."""
+    min_lr = check_non_negative_float(min_lr, "min_lr", owner, allow_int=False)
+    max_lr = check_positive_float(max_lr, "max_lr", owner, allow_int=False)
+    if min_lr >= max_lr:
+        raise ValueError(f"For '{owner}', the 'max_lr' must be greater than the 'min_lr', but "
+                         f"got max_lr={max_lr}, min_lr={min_lr}")
+    return min_lr, max_lr
+
+
+def _check_steps(owner, total_step, step_per_epoch, epochs_arg, epochs):
+    """The step and epoch counts every builder takes, each an int > 0."""
+    for arg, value in (("total_step", total_step), ("step_per_epoch", step_per_epoch),
+                       (epochs_arg, epochs)):
+        check_positive_int(value, arg, owner)
+
+
+def check_decay(owner, learning_rate, decay_rate, is_stair):
+    """`learning_rate` and `decay_rate` (floats > 0) of a decay, after checking that `is_stair`
+    is a bool."""
+    learning_rate = check_positive_float(learning_rate, "learning_rate", owner, allow_int=False)
+    decay_rate = check_positive_float(decay_rate, "decay_rate", owner, allow_int=False)
+    check_bool(is_stair, "is_stair", owner)
+    return learning_rate, decay_rate
+
+
 def _check_decay_args(owner, learning_rate, decay_rate, total_step, step_per_epoch, decay_epoch,
                       is_stair):
-    check_positive_int(total_step, "total_step", owner)
-    check_positive_int(step_per_epoch, "step_per_epoch", owner)
-    check_positive_int(decay_epoch, "decay_epoch", owner)
-    check_positive_float(learning_rate, "learning_rate", owner, allow_int=False)
-    check_positive_float(decay_rate, "decay_rate", owner, allow_int=False)
-    check_bool(is_stair, "is_stair", owner)
+    _check_steps(owner, total_step, step_per_epoch, "decay_epoch", decay_epoch)
+    check_decay(owner, learning_rate, decay_rate, is_stair)
 
 
 def exponential_decay_lr(learning_rate, decay_rate, total_step, step_per_epoch, decay_epoch,
@@ -116,17 +130,8 @@ def cosine_decay_lr(min_lr, max_lr, total_step, step_per_epoch, decay_epoch):
     """`min_lr + (max_lr - min_lr) / 2 * (1 + cos(pi * e / decay_epoch))` with
     `e = min(epoch, decay_epoch)`, for each of `total_step` steps."""
     owner = "cosine_decay_lr"
-    if not isinstance(min_lr, float):
-        raise TypeError(f"For '{owner}', the 'min_lr' must be a float, but got "
-                        f"{type(min_lr).__name__}")
-    check_non_negative_float(min_lr, "min_lr", owner)
-    check_positive_float(max_lr, "max_lr", owner, allow_int=False)
-    check_positive_int(total_step, "total_step", owner)
-    check_positive_int(step_per_epoch, "step_per_epoch", owner)
-    check_positive_int(decay_epoch, "decay_epoch", owner)
-    if min_lr >= max_lr:
-        raise ValueError(f"For '{owner}', the 'max_lr' must be greater than the 'min_lr', but "
-                         f"got max_lr={max_lr}, min_lr={min_lr}")
+    check_lr_range(owner, min_lr, max_lr)
+    _check_steps(owner, total_step, step_per_epoch, "decay_epoch", decay_epoch)
     half_range = 0.5 * (max_lr - min_lr)
     lrs = []
     for i in range(total_step):
@@ -143,14 +148,9 @@ def polynomial_decay_lr(learning_rate, end_learning_rate, total_step, step_per_e
     it (at least `decay_epoch`), so the decay restarts."""
     owner = "polynomial_decay_lr"
     check_positive_float(learning_rate, "learning_rate", owner, allow_int=False)
-    if not isinstance(end_learning_rate, float):
-        raise TypeError(f"For '{owner}', the 'end_learning_rate' must be a float, but got "
-                        f"{type(end_learning_rate).__name__}")
-    check_non_negative_float(end_learning_rate, "end_learning_rate", owner)
+    check_non_negative_float(end_learning_rate, "end_learning_rate", owner, allow_int=False)
     check_positive_float(power, "power", owner, allow_int=False)
-    check_positive_int(total_step, "total_step", owner)
-    check_positive_int(step_per_epoch, "step_per_epoch", owner)
-    check_positive_int(decay_epoch, "decay_epoch", owner)
+    _check_steps(owner, total_step, step_per_epoch, "decay_epoch", decay_epoch)
     check_bool(update_decay_epoch, "update_decay_epoch", owner)
     span = learning_rate - end_learning_rate
     lrs = []
@@ -168,12 +168,7 @@ def warmup_lr(learning_rate, total_step, step_per_epoch, warmup_epoch):
     """`learning_rate * min(epoch, warmup_epoch) / warmup_epoch` for each of `total_step` steps:
     a linear ramp from 0 over `warmup_epoch` epochs."""
     owner = "warmup_lr"
-    if not isinstance(learning_rate, float):
-        raise TypeError(f"For '{owner}', the 'learning_rate' must be a float, but got "
-                        f"{type(learning_rate).__name__}")
-    check_non_negative_float(learning_rate, "learning_rate", owner)
-    check_positive_int(warmup_epoch, "warmup_epoch", owner)
-    check_positive_int(total_step, "total_step", owner)
-    check_positive_int(step_per_epoch, "step_per_epoch", owner)
+    check_non_negative_float(learning_rate, "learning_rate", owner, allow_int=False)
+    _check_steps(owner, total_step, step_per_epoch, "warmup_epoch", warmup_epoch)
     return [learning_rate * min(i // step_per_epoch, warmup_epoch) / warmup_epoch
             for i in range(total_step)]

@@ -3,14 +3,11 @@ import math
 
 import numpy as np
 
+from .._validator import (check_bool, check_int, check_non_negative_float, check_positive_float,
+                          check_positive_int)
 from ..common.tensor import Tensor
-from ._arg_checks import (
-    check_bool,
-    check_non_negative_float,
-    check_positive_float,
-    check_positive_int,
-)
 from .cell import Cell
+from .dynamic_lr import check_decay, check_lr_range
 
 __all__ = [
     "CosineDecayLR",
@@ -36,18 +33,12 @@ def _step_array(global_step, owner):
     """The step as a float32 array (the schedules compute in float32, as MindSpore does)."""
     if isinstance(global_step, Tensor):
         return global_step._data.astype(np.float32)
-    if isinstance(global_step, (int, np.integer)) and not isinstance(global_step, bool):
-        return np.asarray(global_step, np.float32)
-    raise TypeError(f"For '{owner}', the 'global_step' must be a Tensor or an int, but got "
-                    f"{type(global_step).__name__}")
+    return np.asarray(check_int(global_step, "global_step", owner), np.float32)
 
 
 def _check_decay_args(owner, learning_rate, decay_rate, decay_steps, is_stair):
     check_positive_int(decay_steps, "decay_steps", owner)
-    learning_rate = check_positive_float(learning_rate, "learning_rate", owner, allow_int=False)
-    decay_rate = check_positive_float(decay_rate, "decay_rate", owner, allow_int=False)
-    check_bool(is_stair, "is_stair", owner)
-    return learning_rate, decay_rate
+    return check_decay(owner, learning_rate, decay_rate, is_stair)
 
 
 class ExponentialDecayLR(LearningRateSchedule):
@@ -141,13 +132,8 @@ class CosineDecayLR(LearningRateSchedule):
     def __init__(self, min_lr, max_lr, decay_steps):
         super().__init__()
         owner = "CosineDecayLR"
-        min_lr = check_non_negative_float(min_lr, "min_lr", owner, allow_int=False)
-        max_lr = check_positive_float(max_lr, "max_lr", owner, allow_int=False)
-        check_positive_int(decay_steps, "decay_steps", owner)
-        if min_lr >= max_lr:
-            raise ValueError(f"For 'CosineDecayLR', the 'max_lr' must be greater than the "
-                             f"'min_lr', but got max_lr={max_lr}, min_lr={min_lr}")
-        self.min_lr, self.max_lr, self.decay_steps = min_lr, max_lr, decay_steps
+        self.min_lr, self.max_lr = check_lr_range(owner, min_lr, max_lr)
+        self.decay_steps = check_positive_int(decay_steps, "decay_steps", owner)
 
     def construct(self, global_step):
         p = np.minimum(_step_array(global_step, "CosineDecayLR"), np.float32(self.decay_steps))

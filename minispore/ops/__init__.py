@@ -1,6 +1,7 @@
 """`minispore.ops`: the functional API (`ops.matmul`, `ops.sum`, ...) and the Primitive classes
 users instantiate (`ops.Add()`, `ops.MatMul(transpose_b=True)`), one implementation underneath."""
-from . import function, operations
+from . import operations  # the primitive classes first: the functional layer is built on them
+from . import function
 from . import function as functional
 from . import _tensor_methods  # noqa: F401  (binds Tensor operators and methods)
 from .composite import GradOperation

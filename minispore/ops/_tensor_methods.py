@@ -3,8 +3,8 @@ import numbers
 
 import numpy as np
 
-from .._autodiff import _undo
-from .._autodiff.tape import _state, apply, binary, binary_operator, bump_version, call1
+from ..common import _writes
+from .._autodiff.tape import _state, apply, binary, binary_operator, call1
 from ..common import dtype as mstype
 from ..common.parameter import Parameter
 from ..common.tensor import Tensor
@@ -13,7 +13,7 @@ from .operations import math_ops as M
 from . import function as F
 
 _ADD, _SUB, _MUL, _DIV = M._ADD, M._SUB, M._MUL, M._DIV
-_FLOORDIV, _MOD, _POW = M.FloorDiv(), M.FloorMod(), M.Pow()
+_FLOORDIV, _MOD, _POW = M._FLOORDIV, M._MOD, M._POW
 _NEG, _ABS = M.Neg(), M.Abs()
 _EQ, _NE, _LT, _LE, _GT, _GE = M.Equal(), M.NotEqual(), M.Less(), M.LessEqual(), M.Greater(), \
     M.GreaterEqual()
@@ -177,9 +177,9 @@ def __setitem__(self, index, value):
                                    "differentiated and cannot be written in place")
             v = M.cast(value, self._data.dtype) if isinstance(value, Tensor) else value
             out = apply(A._SETITEM, (self, index, v))
-            _undo.record(self, in_place=False)
+            _writes.record(self, in_place=False)
             self._data, self._tape, self._slot = out._data, out._tape, out._slot
-            bump_version(self)
+            _writes.bump_version(self)
             return
     # In place. Under a transform, write to a fresh copy: the old buffer may be a view shared
     # with values saved for backward.
@@ -187,7 +187,7 @@ def __setitem__(self, index, value):
     copied = tape is not None or not arr.flags.writeable
     if copied:
         arr = arr.copy()
-    _undo.record(self, in_place=not copied)
+    _writes.record(self, in_place=not copied)
     src = value._data if isinstance(value, Tensor) else value
     try:
         try:
@@ -204,7 +204,7 @@ def __setitem__(self, index, value):
                          f"{np.shape(src)} into a tensor of shape {arr.shape} at this index: "
                          f"{e}") from None
     self._data = arr
-    bump_version(self)
+    _writes.bump_version(self)
 
 
 # ---- NumPy views ------------------------------------------------------------------------------------
@@ -530,7 +530,7 @@ def _write_back(self, out, what):
         if isinstance(self, Parameter):
             raise RuntimeError(f"For 'Tensor.{what}', Parameter '{self.name}' is being "
                                "differentiated and cannot be written in place")
-        _undo.record(self, in_place=False)
+        _writes.record(self, in_place=False)
         self._data, self._tape, self._slot = M.cast(out, self._data.dtype)._data, out._tape, \
             out._slot
     else:
@@ -539,12 +539,12 @@ def _write_back(self, out, what):
             raise ValueError(f"For 'Tensor.{what}', the result's shape {arr.shape} differs from "
                              f"the tensor's shape {self._data.shape}")
         in_place = tape is None and self._data.flags.writeable
-        _undo.record(self, in_place)
+        _writes.record(self, in_place)
         if in_place:
             np.copyto(self._data, arr)
         else:  # under a transform the old buffer may be shared with saved values: replace it
             self._data = arr.copy() if arr is out._data and arr.base is not None else arr
-    bump_version(self)
+    _writes.bump_version(self)
 
 
 def assign_value(self, value):

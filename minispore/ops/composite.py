@@ -1,5 +1,6 @@
 """`GradOperation`, MindSpore's older gradient API (`ops.GradOperation`, `C.GradOperation`)."""
 from .._autodiff.engine import _differentiate, _normalize_weights, _split_sens
+from .._validator import check_bool, check_callable
 from ..common.tensor import Tensor
 
 __all__ = ["GradOperation"]
@@ -17,17 +18,13 @@ class GradOperation:
     """
 
     def __init__(self, get_all=False, get_by_list=False, sens_param=False):
-        for name, v in (("get_all", get_all), ("get_by_list", get_by_list),
-                        ("sens_param", sens_param)):
-            if not isinstance(v, bool):
-                raise TypeError(f"For 'GradOperation', '{name}' must be a bool, but got "
-                                f"{type(v).__name__}")
-        self.get_all, self.get_by_list, self.sens_param = get_all, get_by_list, sens_param
+        self.get_all = check_bool(get_all, "get_all", "GradOperation")
+        self.get_by_list = check_bool(get_by_list, "get_by_list", "GradOperation")
+        self.sens_param = check_bool(sens_param, "sens_param", "GradOperation")
 
     def __call__(self, fn, weights=None):
         what = "GradOperation"
-        if not callable(fn):
-            raise TypeError(f"For '{what}', 'fn' must be callable, but got {type(fn).__name__}")
+        check_callable(fn, "fn", what)
         if self.get_by_list:
             if weights is None:
                 raise ValueError(f"For '{what}' with get_by_list=True, pass the parameters: "

@@ -3,6 +3,7 @@ import numpy as np
 
 from .._autodiff.custom import user_grads
 from .._autodiff.tape import apply
+from .._validator import check_callable, check_one_of
 from ..common import dtype as mstype
 from .primitive import Primitive
 
@@ -45,19 +46,14 @@ class Custom(Primitive):
     def __init__(self, func, out_shape=None, out_dtype=None, func_type="pyfunc", bprop=None,
                  reg_info=None):
         super().__init__()
-        if not isinstance(func_type, str) or func_type not in _FUNC_TYPES:
-            raise ValueError(f"For 'Custom', 'func_type' must be one of {list(_FUNC_TYPES)}, but "
-                             f"got {func_type!r}")
+        check_one_of(func_type, _FUNC_TYPES, "func_type", "Custom")
         if func_type != "pyfunc":
             raise ValueError(f"For 'Custom', func_type {func_type!r} builds a device kernel, "
                              "which minispore cannot compile: only 'pyfunc' (a NumPy function) "
                              "is supported")
-        if not callable(func):
-            raise TypeError(f"For 'Custom', 'func' must be callable for func_type 'pyfunc', but "
-                            f"got {type(func).__name__}")
-        if bprop is not None and not callable(bprop):
-            raise TypeError(f"For 'Custom', 'bprop' must be callable or None, but got "
-                            f"{type(bprop).__name__}")
+        check_callable(func, "func", "Custom")
+        if bprop is not None:
+            check_callable(bprop, "bprop", "Custom")
         self.func_name = getattr(func, "__name__", type(func).__name__)
         self.func_type = func_type
         self._func = func

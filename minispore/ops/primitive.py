@@ -3,7 +3,6 @@ PRIMITIVES, the registry that the autodiff engine and the gradient tests both re
 import functools
 import inspect
 
-from .._autodiff.custom import user_grads
 from .._autodiff.tape import apply, binary, call1
 from ..common.tensor import Tensor
 
@@ -38,6 +37,10 @@ class Primitive:
     `broadcasts` may return gradients of the broadcast shape and promoted dtype: the engine sums
     and casts them back to each input's. Any other bprop returns exactly each input's shape and
     dtype.
+
+    A class without a `bprop` of its own is differentiated by the autodiff layer, which sits above
+    the primitives and gives this class its default `bprop` (`_autodiff/custom.py`): through the
+    class's `reference`, if it names one, else by the rule registered in `bprop_getters`.
     """
 
     inputs = ("x",)
@@ -51,6 +54,19 @@ class Primitive:
     save = staticmethod(_save_all)
     _save1 = staticmethod(_save_all1)
     _save2 = staticmethod(_save_all2)
+    # A fused primitive (one NumPy pass for a composite formula) may name `reference`: the same
+    # function written with minispore ops, taking what the primitive saves. Its gradient is then
+    # the reference's, exact to any order. A reference that is itself a gradient takes it with
+    # `self.vjp_of(fn, inputs, cotangents, needs)`, which the autodiff layer gives this class.
+    reference = None
+    # Metadata the layers above read. `amp_auto`: what amp_level 'auto' does with the floating
+    # inputs ('low': cast to the low precision, 'full': to float32, 'promote': to the widest
+    # one; None: compute in the inputs' dtypes). `keeps_inputs`: a running `to_float` cell never
+    # casts the inputs (explicit casts; writes whose target keeps its dtype). `internal`: serves
+    # other rules only and stays out of the `ops.operations` namespace.
+    amp_auto = None
+    keeps_inputs = False
+    internal = False
 
     def __init__(self, name=None):
         if name is not None:
@@ -83,16 +99,16 @@ class Primitive:
     def forward(self, *arrays):
         raise NotImplementedError(f"primitive '{self.name}' has no forward")
 
-    def bprop(self, saved, dout, needs):
-        """The rule registered with `bprop_getters` (saved: every input, then the output)."""
+    def registered_rule(self):
+        """The bprop function made by the `bprop_getters` getter for this primitive, or None; the
+        getter runs once per instance."""
         getter = bprop_getters.find(self)
         if getter is None:
-            raise RuntimeError(f"For '{self.name}', no gradient is defined")
+            return None
         made = self.__dict__.get("_bprop_fn")
-        if made is None or made[0] is not getter:  # the getter runs once per instance
+        if made is None or made[0] is not getter:
             made = self.__dict__["_bprop_fn"] = (getter, getter(self))
-        inputs, out = saved[:-1], saved[-1]
-        return user_grads(self.name, made[1](*inputs, out, dout), inputs, needs)
+        return made[1]
 
     def __repr__(self):
         attrs = ", ".join(f"{k}={v}" for k, v in self.attrs.items())
@@ -128,6 +144,7 @@ class BpropRegistry(dict):
                                 f"subclass or its name, but got {prim!r}")
             if cls is not None:  # its own rule and savers give way to the getter's
                 cls.bprop = Primitive.bprop
+                cls.reference = None
                 cls.save = staticmethod(_save_all)
                 cls._save1 = staticmethod(_save_all1)
                 cls._save2 = staticmethod(_save_all2)

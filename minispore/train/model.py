@@ -4,6 +4,8 @@ import warnings
 
 import numpy as np
 
+from .._validator import (check_bool, check_callable, check_int, check_non_negative_int,
+                          check_one_of, check_positive_int, check_type, type_name)
 from ..amp.loss_scale_manager import LossScaleManager
 from ..common.tensor import Tensor
 from ..nn.cell import Cell
@@ -30,26 +32,13 @@ _BUILTIN_CALLBACKS = frozenset((
     "OnRequestExit", "BackupAndRestore", "TrainFaultTolerance"))
 
 
-def _check_int(owner, name, value, minimum):
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"For '{owner}', '{name}' must be an int, but got {type(value).__name__}")
-    if value < minimum:
-        raise ValueError(f"For '{owner}', '{name}' must be >= {minimum}, but got {value}")
-    return value
-
-
-def _check_bool(owner, name, value):
-    if not isinstance(value, bool):
-        raise TypeError(f"For '{owner}', '{name}' must be a bool, but got {type(value).__name__}")
-    return value
-
-
 def _dataset_size(owner, name, dataset):
     """The dataset's steps per epoch, after checking it is a dataset."""
     if not callable(getattr(dataset, "create_tuple_iterator", None)) or \
             not callable(getattr(dataset, "get_dataset_size", None)):
-        raise TypeError(f"For '{owner}', '{name}' must be a dataset (with create_tuple_iterator "
-                        f"and get_dataset_size), but got {type(dataset).__name__}")
+        raise TypeError(f"For '{owner}', the '{name}' must be a dataset (with "
+                        f"create_tuple_iterator and get_dataset_size), but got "
+                        f"{type_name(dataset)}")
     size = dataset.get_dataset_size()
     if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 0:
         raise ValueError(f"For '{owner}', '{name}'.get_dataset_size() must return an int >= 0, "
@@ -187,47 +176,33 @@ class Model:
             if key not in _KWARGS:
                 raise ValueError(f"For 'Model', the keyword arguments may be {list(_KWARGS)}, "
                                  f"but got {key!r}")
-        if not isinstance(network, Cell):
-            raise TypeError(f"For 'Model', 'network' must be a Cell, but got "
-                            f"{type(network).__name__}")
-        if loss_fn is not None and not callable(loss_fn):
-            raise TypeError(f"For 'Model', 'loss_fn' must be a Cell or a function, but got "
-                            f"{type(loss_fn).__name__}")
-        if optimizer is not None and not isinstance(optimizer, Optimizer):
-            raise TypeError(f"For 'Model', 'optimizer' must be an nn.Optimizer, but got "
-                            f"{type(optimizer).__name__}")
-        if eval_network is not None and not isinstance(eval_network, Cell):
-            raise TypeError(f"For 'Model', 'eval_network' must be a Cell, but got "
-                            f"{type(eval_network).__name__}")
+        check_type(network, Cell, "network", "Model")
+        if loss_fn is not None:
+            check_callable(loss_fn, "loss_fn", "Model")
+        if optimizer is not None:
+            check_type(optimizer, Optimizer, "optimizer", "Model", "an nn.Optimizer")
+        if eval_network is not None:
+            check_type(eval_network, Cell, "eval_network", "Model")
         if eval_indexes is not None and not (
                 isinstance(eval_indexes, list) and len(eval_indexes) == 3 and
                 all(isinstance(i, int) and not isinstance(i, bool) for i in eval_indexes)):
-            raise ValueError(f"For 'Model', 'eval_indexes' must be None or a list of three ints "
-                             f"(positions of the loss, predictions and labels), but got "
+            raise ValueError(f"For 'Model', the 'eval_indexes' must be None or a list of three "
+                             f"ints (positions of the loss, predictions and labels), but got "
                              f"{eval_indexes!r}")
-        if not isinstance(amp_level, str):
-            raise TypeError(f"For 'Model', 'amp_level' must be a str, but got "
-                            f"{type(amp_level).__name__}")
-        if amp_level not in _LEVELS:
-            raise ValueError(f"For 'Model', 'amp_level' must be one of {list(_LEVELS)}, but got "
-                             f"{amp_level!r}")
+        check_one_of(check_type(amp_level, str, "amp_level", "Model"), _LEVELS, "amp_level",
+                     "Model")
         if optimizer is None and amp_level != "O0":
             raise ValueError(f"For 'Model', amp_level {amp_level!r} needs an 'optimizer' (mixed "
                              f"precision is applied to the training network)")
-        boost = kwargs.get("acc_level", boost_level)
-        if boost not in _BOOST_LEVELS:
-            raise ValueError(f"For 'Model', 'boost_level' must be one of {list(_BOOST_LEVELS)}, "
-                             f"but got {boost!r}")
+        check_one_of(kwargs.get("acc_level", boost_level), _BOOST_LEVELS, "boost_level", "Model")
         manager = kwargs.get("loss_scale_manager")
         if manager is not None:
-            if not isinstance(manager, LossScaleManager):
-                raise TypeError(f"For 'Model', 'loss_scale_manager' must be a LossScaleManager, "
-                                f"but got {type(manager).__name__}")
+            check_type(manager, LossScaleManager, "loss_scale_manager", "Model")
             if optimizer is None:
                 raise ValueError("For 'Model', 'optimizer' can not be None when "
                                  "'loss_scale_manager' is set")
         if "keep_batchnorm_fp32" in kwargs:
-            _check_bool("Model", "keep_batchnorm_fp32", kwargs["keep_batchnorm_fp32"])
+            check_bool(kwargs["keep_batchnorm_fp32"], "keep_batchnorm_fp32", "Model")
 
     def _build_train_network(self):
         network = self._network
@@ -300,14 +275,11 @@ class Model:
 
     def _check_train_args(self, owner, epoch, train_dataset, callbacks, dataset_sink_mode,
                           sink_size, initial_epoch):
-        _check_bool(owner, "dataset_sink_mode", dataset_sink_mode)
-        _check_int(owner, "epoch", epoch, 1)
-        _check_int(owner, "initial_epoch", initial_epoch, 0)
-        if isinstance(sink_size, bool) or not isinstance(sink_size, int):
-            raise TypeError(f"For '{owner}', 'sink_size' must be an int, but got "
-                            f"{type(sink_size).__name__}")
-        if sink_size < -1 or sink_size == 0:
-            raise ValueError(f"For '{owner}', 'sink_size' must be -1 or positive, but got "
+        check_bool(dataset_sink_mode, "dataset_sink_mode", owner)
+        check_positive_int(epoch, "epoch", owner)
+        check_non_negative_int(initial_epoch, "initial_epoch", owner)
+        if check_int(sink_size, "sink_size", owner) < -1 or sink_size == 0:
+            raise ValueError(f"For '{owner}', the 'sink_size' must be -1 or > 0, but got "
                              f"{sink_size}")
         if initial_epoch >= epoch:
             raise ValueError(f"For '{owner}', 'epoch' must be bigger than 'initial_epoch', but "
@@ -367,13 +339,9 @@ class Model:
         owner = "Model.fit"
         callbacks, size = self._check_train_args(owner, epoch, train_dataset, callbacks,
                                                  dataset_sink_mode, sink_size, initial_epoch)
-        _check_bool(owner, "valid_dataset_sink_mode", valid_dataset_sink_mode)
-        if isinstance(valid_frequency, bool) or not isinstance(valid_frequency, (int, list)):
-            raise TypeError(f"For '{owner}', 'valid_frequency' must be an int or a list, but got "
-                            f"{type(valid_frequency).__name__}")
-        if isinstance(valid_frequency, int) and valid_frequency < 1:
-            raise ValueError(f"For '{owner}', 'valid_frequency' must be positive, but got "
-                             f"{valid_frequency}")
+        check_bool(valid_dataset_sink_mode, "valid_dataset_sink_mode", owner)
+        if not isinstance(valid_frequency, list):
+            check_positive_int(valid_frequency, "valid_frequency", owner)
         if valid_dataset is not None:
             if not self._metric_fns:
                 raise ValueError(f"For '{owner}', 'valid_dataset' needs the model's 'metrics'")
@@ -513,7 +481,7 @@ class Model:
             TypeError: bad arguments.
         """
         owner = "Model.eval"
-        _check_bool(owner, "dataset_sink_mode", dataset_sink_mode)
+        check_bool(dataset_sink_mode, "dataset_sink_mode", owner)
         if not self._metric_fns:
             raise ValueError("For 'Model.eval', the model argument 'metrics' can not be None or "
                              "empty: set 'metrics' when creating the Model")
@@ -585,9 +553,7 @@ class Model:
             TypeError: an input of another type.
             RuntimeError: the network returned None.
         """
-        if backend not in (None, "lite"):
-            raise ValueError(f"For 'Model.predict', 'backend' must be 'lite' or None, but got "
-                             f"{backend!r}")
+        check_one_of(backend, (None, "lite"), "backend", "Model.predict")
         for item in predict_data:
             if isinstance(item, Tensor):
                 if item.size == 0:

@@ -1,4 +1,4 @@
-"""User-written backward rules (MINDSPORE_SURFACE §2.7, §5.2): Cell.bprop, bprop_getters
+"""User-written backward rules: Cell.bprop, bprop_getters
 registrations on user primitives, ops.Custom with a Python bprop. Values match MindSpore 2.10;
 the error types follow our rules (MindSpore raises RuntimeError from C++ for all of them)."""
 import numpy as np

@@ -1,4 +1,4 @@
-"""jvp, vjp, linearize: MindSpore 2.10's result structures (MINDSPORE_SURFACE §2.5), values,
+"""jvp, vjp, linearize (docs/forward_mode.md): MindSpore 2.10's result structures, values,
 the transposition identity <w, J u> = <J^T w, u> over the primitive registry, composition with
 grad, misuse errors and tape hygiene."""
 import gc

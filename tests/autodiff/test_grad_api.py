@@ -1,4 +1,4 @@
-"""grad / value_and_grad: MindSpore's result structures (MINDSPORE_SURFACE §2.2-2.3), misuse errors,
+"""grad / value_and_grad: MindSpore's result structures, misuse errors,
 outputs, sensitivities and has_aux."""
 import numpy as np
 import pytest

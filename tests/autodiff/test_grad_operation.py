@@ -1,4 +1,4 @@
-"""The older gradient API and result structures (MINDSPORE_SURFACE §2.2-2.4): GradOperation with
+"""The older gradient API and result structures: GradOperation with
 get_all / get_by_list / sens_param, grad of a Cell, sens_param, return_ids and get_grad. The
 expected text was printed by MindSpore 2.10 (CPU, PyNative) running these same calls."""
 import numpy as np

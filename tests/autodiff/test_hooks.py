@@ -1,4 +1,4 @@
-"""Gradient and forward hooks (MINDSPORE_SURFACE §2.7): Tensor.register_hook, HookBackward,
+"""Gradient and forward hooks: Tensor.register_hook, HookBackward,
 InsertGradientOf, Cell forward pre/post hooks and backward pre/post hooks; return-value
 semantics, removal, nested transforms. Expected values were checked against MindSpore 2.10
 where it is not buggy (noted where minispore differs on purpose)."""

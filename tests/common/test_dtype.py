@@ -1,4 +1,4 @@
-"""dtype objects (MINDSPORE_SURFACE.md 3.8): identity, names, conversions to and from NumPy."""
+"""dtype objects: identity, names, conversions to and from NumPy."""
 import copy
 import pickle
 

@@ -1,4 +1,4 @@
-"""Indexing and setitem, with gradients (MINDSPORE_SURFACE.md 3.5 and 2.8)."""
+"""Indexing and setitem, with gradients."""
 import numpy as np
 import pytest
 

@@ -1,4 +1,4 @@
-"""Tensor operators and the Python protocol (MINDSPORE_SURFACE.md 3.3, gotcha 12)."""
+"""Tensor operators and the Python protocol (`x += 1` rebinds `x` to a new tensor)."""
 import operator
 
 import numpy as np

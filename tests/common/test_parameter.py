@@ -1,4 +1,4 @@
-"""Parameter and ParameterTuple (MINDSPORE_SURFACE.md 3.7)."""
+"""Parameter and ParameterTuple."""
 import pickle
 
 import numpy as np

@@ -1,5 +1,6 @@
-"""str and repr of tensors, parameters and dtypes, as MindSpore 2.10 prints them
-(MINDSPORE_SURFACE.md 3.6, gotcha 19). Expected texts were taken from MindSpore 2.10 (CPU)."""
+"""str and repr of tensors, parameters and dtypes, as MindSpore 2.10 prints them (repr in
+scientific notation for floats, str as NumPy prints). Expected texts were taken from
+MindSpore 2.10 (CPU)."""
 import numpy as np
 import pytest
 

@@ -1,4 +1,5 @@
-"""MindSpore's type promotion (MINDSPORE_SURFACE.md 3.2, gotchas 10 and 11)."""
+"""MindSpore's type promotion: Python scalars never widen a tensor within its category, 0-d
+tensors promote fully, int / int is float32, // and % follow Python."""
 import operator
 
 import numpy as np
@@ -67,7 +68,7 @@ def test_true_division_is_float(a, b):
 ])
 def test_surface_rows(a, b, expected):
     assert (_ones(a) + _ones(b)).dtype is expected
-    assert (_ones(a) + _ones(b, ())).dtype is expected  # gotcha 10: 0-d tensors promote fully
+    assert (_ones(a) + _ones(b, ())).dtype is expected  # 0-d tensors promote fully
 
 
 def test_bool_plus_bool_is_logical_or():
@@ -143,7 +144,7 @@ def test_scalar_values_are_exact_in_the_tensor_dtype():
     assert big.asnumpy()[0] == 3 * 2**40
 
 
-# ---- division semantics (gotcha 11) ------------------------------------------------------------
+# ---- division semantics ------------------------------------------------------------------------
 
 def test_int_true_division_is_float32():
     out = Tensor([7, -7]) / 2

@@ -1,4 +1,6 @@
-"""Tensor construction and default dtypes (MINDSPORE_SURFACE.md 3.1, gotchas 9, 15, 16)."""
+"""Tensor construction and default dtypes: Python floats give float32 and ints int64, NumPy
+arrays and scalars keep their dtype, `from_numpy` shares memory while `Tensor(ndarray)` copies,
+and there are no torch-style autograd attributes."""
 import numpy as np
 import pytest
 
@@ -37,7 +39,7 @@ def test_ndarray_keeps_its_dtype(np_dtype):
 
 
 def test_float64_and_default_int_arrays():
-    assert Tensor(np.array([1.5])).dtype is ms.float64  # gotcha 9: float64 arrays stay float64
+    assert Tensor(np.array([1.5])).dtype is ms.float64  # float64 arrays stay float64
     assert Tensor(np.array([1])).dtype is ms.int64
 
 

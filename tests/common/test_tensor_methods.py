@@ -1,4 +1,6 @@
-"""Tensor methods and properties (MINDSPORE_SURFACE.md 3.4, gotchas 13, 14, 17, 18)."""
+"""Tensor methods and properties, with MindSpore's conventions: `max(axis=...)` returns values
+and `max(dim)` values and indices, int32 indices from topk/sort, population std/var,
+half-to-even rounding and truncating int casts."""
 import numpy as np
 import pytest
 

@@ -1,4 +1,4 @@
-"""nn.Cell registration and MindSpore's parameter naming rules (MINDSPORE_SURFACE §6.1), each
+"""nn.Cell registration and MindSpore's parameter naming rules, each
 checked against MindSpore 2.10."""
 import numpy as np
 import pytest

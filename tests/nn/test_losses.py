@@ -1,4 +1,4 @@
-"""Loss functions and cells (MINDSPORE_SURFACE §4.6, §6.3): MindSpore 2.10's signatures and
+"""Loss functions and cells: MindSpore 2.10's signatures and
 defaults, every loss against its closed form in NumPy (float64) for every reduction, against
 numbers from MindSpore 2.10 (CPU), finite values and gradients at logits of +-1e4 and with -inf
 entries, gradient checks, and errors."""

@@ -1,4 +1,4 @@
-"""nn optimizers (MINDSPORE_SURFACE §6.5): each update rule against its written-out formula in
+"""nn optimizers: each update rule against its written-out formula in
 float64 over several steps, and against numbers from MindSpore 2.10 (CPU); parameter groups,
 `order_params`, weight decay and its beta/gamma filter, loss scale, list and schedule learning
 rates, state names, in-place updates and input validation."""

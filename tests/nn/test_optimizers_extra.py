@@ -1,4 +1,4 @@
-"""FTRL, ProximalAdagrad, Rprop, ASGD and LARS (MINDSPORE_SURFACE §6.5): each update rule against
+"""FTRL, ProximalAdagrad, Rprop, ASGD and LARS: each update rule against
 its written-out formula in float64 over several steps, and parameters and state against
 MindSpore 2.10 (CPU) after six steps (data/make_mindspore_optimizers_extra.py); state names,
 weight decay, groups, schedules, LARS's wrapping, argument checks, and a failed step changing

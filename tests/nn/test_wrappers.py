@@ -1,4 +1,4 @@
-"""Training and evaluation wrappers (MINDSPORE_SURFACE §6.4): WithLossCell, WithEvalCell,
+"""Training and evaluation wrappers: WithLossCell, WithEvalCell,
 WithGradCell, ForwardValueAndGrad, TrainOneStepCell (pre-update loss, sens, return_grad, equal
 to a manual value_and_grad + optimizer step, numbers from MindSpore 2.10), loss scaling with
 real overflow detection, DistributedGradReducer, and gradient accumulation."""

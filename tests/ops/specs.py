@@ -5,6 +5,12 @@ A spec's `draw(data)` returns (args, attrs): float64 NumPy arrays for differenti
 anything else for constants. `call(attrs, *args)` runs the primitive on Tensors; `ref(attrs,
 *arrays)` computes the same with NumPy. `diff` lists the differentiated argument positions
 (default: every float64 array).
+
+Every spec with a float input also runs in float32 (tests/ops/test_primitives.py): the float64
+arrays among its args and attrs cast to float32, its forward, VJP and JVP must be float32 and
+within `tol32` float32 eps of the float64 run on the same values (`check_float32` in
+tests/helpers/gradcheck.py). A spec whose op amplifies float32 rounding declares a larger
+`tol32` with the reason in `why32`.
 """
 import math
 from dataclasses import dataclass, field
@@ -36,6 +42,8 @@ class Spec:
     atol: float = 1e-12
     notes: str = ""
     extra: dict = field(default_factory=dict)
+    tol32: float = 32.0  # float32 tolerance, in float32 eps (see tests/helpers/gradcheck.py)
+    why32: str = ""  # the reason for a tol32 above the default
 
 
 SPECS = []
@@ -290,8 +298,9 @@ def _draw_cast(data):
 
 def _call_cast(attrs, x):
     # Differentiable casts are checked float64 -> float64 (the primitive runs, the values are
-    # exact); other targets are forward-only below.
-    return apply(M.Cast(), (x, np.float64))
+    # exact); in the float32 pass float32 -> float64 -> float32, both directions and both
+    # gradients (each must come back in its input's dtype). Other targets are forward-only below.
+    return apply(M.Cast(), (apply(M.Cast(), (x, np.float64)), x.dtype))
 
 
 spec("Cast", _draw_cast, _call_cast, lambda a, x: x.astype(np.float64))
@@ -360,8 +369,8 @@ def _draw_moments(data):
                  "keep_dims": data.draw(st.booleans())}
 
 
-spec("ReduceStd", _draw_moments,
-     lambda a, x: apply(M.ReduceStd(a["axis"] if a["axis"] is not None else (), a["ddof"],
+spec("StdDev", _draw_moments,
+     lambda a, x: apply(M.StdDev(a["axis"] if a["axis"] is not None else (), a["ddof"],
                                     a["keep_dims"]), (x,)),
      lambda a, x: np.std(x, axis=_axes(a, x), ddof=a["ddof"], keepdims=a["keep_dims"]))
 spec("ReduceVar", _draw_moments,
@@ -526,7 +535,7 @@ def _draw_broadcast(data):
     return [arr(data, small)], {"shape": tuple(lead) + big}
 
 
-spec("BroadcastTo", _draw_broadcast, lambda a, x: A.BroadcastTo()(x, a["shape"]),
+spec("DynamicBroadcastTo", _draw_broadcast, lambda a, x: A.DynamicBroadcastTo()(x, a["shape"]),
      lambda a, x: np.broadcast_to(x, a["shape"]))
 
 
@@ -598,7 +607,7 @@ def _draw_split(data):
                                 "sizes": tuple(b - a for a, b in zip(bounds, bounds[1:]))}
 
 
-spec("Split", _draw_split, lambda a, x: A.Split(a["axis"], a["sizes"])(x),
+spec("SplitSizes", _draw_split, lambda a, x: A.SplitSizes(a["axis"], a["sizes"])(x),
      lambda a, x: tuple(np.split(x, np.cumsum(a["sizes"])[:-1], axis=a["axis"])))
 
 # ---- gather and indexing --------------------------------------------------------------------------
@@ -613,7 +622,7 @@ def _draw_gather(data):
     return [arr(data, shape), idx], {"axis": axis}
 
 
-spec("Gather", _draw_gather, lambda a, x, i: A.gather(x, i, a["axis"]),
+spec("Take", _draw_gather, lambda a, x, i: A.gather(x, i, a["axis"]),
      lambda a, x, i: np.take(x, i, axis=a["axis"]), diff=(0,))
 
 
@@ -714,7 +723,7 @@ def _pad_ref(a, x):
                   constant_values=a["value"])
 
 
-spec("Pad", _draw_pad, lambda a, x: A.pad(x, a["paddings"], a["value"]), _pad_ref)
+spec("PadConstant", _draw_pad, lambda a, x: A.pad(x, a["paddings"], a["value"]), _pad_ref)
 
 # ---- softmax family and fused losses ---------------------------------------------------------------
 

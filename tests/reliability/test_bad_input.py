@@ -1,4 +1,4 @@
-"""Bad input is a clear error at the call site, and nothing changes (RELIABILITY.md section 3).
+"""Bad input is a clear error at the call site, and nothing changes (docs/reliability.md §3).
 
 Table-driven: each case makes one wrong call against a small training world and must raise the
 named exception type, from that call, with a message naming the op and what was wrong. Then

@@ -1,4 +1,4 @@
-"""Determinism (RELIABILITY.md section 8): every random draw comes from framework-owned streams;
+"""Determinism (docs/reliability.md §8): every random draw comes from framework-owned streams;
 two runs with the same `set_seed` give bitwise-equal losses and parameters, dropout and dataset
 shuffles included; `set_seed` resets every stream; NumPy's global state is never used."""
 import os

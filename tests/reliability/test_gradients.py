@@ -1,4 +1,4 @@
-"""Gradients are right (RELIABILITY.md section 1), beyond tests/ops/test_primitives.py.
+"""Gradients are right (docs/reliability.md §1), beyond tests/ops/test_primitives.py.
 
 Three more passes over the registry's specs: every input shape forced empty, every input shape
 forced 0-d, and float32 against a float64 truth with float32 tolerances. Then primitives whose
@@ -277,7 +277,7 @@ EMPTY_CASES = [
                    tuple) else apply(L.SparseSoftmaxCrossEntropy(),
                                      (x, Tensor(np.zeros(0, np.int32)))),
      (_r(0, 3),), None),
-    ("BroadcastTo", lambda x: ops.broadcast_to(x, (0, 3)), (_r(1, 3),), np.zeros((0, 3))),
+    ("DynamicBroadcastTo", lambda x: ops.broadcast_to(x, (0, 3)), (_r(1, 3),), np.zeros((0, 3))),
     ("SumTo", lambda x: A.sum_to(x, (1, 3)), (_r(0, 3),), np.zeros((1, 3))),
     ("ReduceSum", lambda x: ops.sum(x), (_r(0, 3),), np.zeros(())),
     ("ReduceSum", lambda x: ops.sum(x, 0), (_r(0, 3),), np.zeros(3)),
@@ -285,18 +285,18 @@ EMPTY_CASES = [
     ("ReduceLogSumExp", lambda x: ops.logsumexp(x, 1), (_r(2, 0),), np.full(2, -np.inf)),
     ("Concat", lambda a, b: ops.concat((a, b), 0), (_r(0, 3), _r(2, 3)), None),
     ("Stack", lambda a, b: ops.stack((a, b)), (_r(0, 3), _r(0, 3)), np.zeros((2, 0, 3))),
-    ("Split", lambda x: ops.split(x, 2, 1)[0], (_r(0, 4),), np.zeros((0, 2))),
+    ("SplitSizes", lambda x: ops.split(x, 2, 1)[0], (_r(0, 4),), np.zeros((0, 2))),
     ("Tile", lambda x: ops.tile(x, (0, 2)), (_r(2, 3),), np.zeros((0, 6))),
     ("Transpose", lambda x: ops.transpose(x, (1, 0)), (_r(0, 3),), np.zeros((3, 0))),
     ("CumSum", lambda x: ops.cumsum(x, 1), (_r(2, 0),), np.zeros((2, 0))),
     ("Softmax", lambda x: ops.softmax(x, -1), (_r(3, 0),), np.zeros((3, 0))),
     ("LogSoftmax", lambda x: ops.log_softmax(x, -1), (_r(3, 0),), np.zeros((3, 0))),
     ("ArgMaxWithValue", lambda x: ops.max(x, 1)[0], (_r(0, 3),), np.zeros(0)),
-    ("Gather", lambda x: ops.gather(x, Tensor(np.zeros(0, np.int32)), 0), (_r(3, 2),),
+    ("Take", lambda x: ops.gather(x, Tensor(np.zeros(0, np.int32)), 0), (_r(3, 2),),
      np.zeros((0, 2))),
     ("Getitem", lambda x: x[Tensor(np.zeros(0, np.int64))], (_r(3, 2),), np.zeros((0, 2))),
     ("Setitem", lambda x: _setitem_empty(x), (_r(3, 2),), None),
-    ("Pad", lambda x: ops.pad(x, (1, 1)), (_r(0, 2),), np.zeros((0, 4))),
+    ("PadConstant", lambda x: ops.pad(x, (1, 1)), (_r(0, 2),), np.zeros((0, 4))),
 ]
 
 

@@ -1,4 +1,4 @@
-"""Files from elsewhere are data, never code (RELIABILITY.md section 7).
+"""Files from elsewhere are data, never code (docs/reliability.md §7).
 
 Each hostile, truncated, corrupt or foreign file is handed to `load_checkpoint(path, net=...)`.
 It must be refused with a CheckpointError (a ValueError) whose message names the file and what is

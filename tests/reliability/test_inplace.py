@@ -1,4 +1,4 @@
-"""In-place writes are exact or loud (RELIABILITY.md section 2).
+"""In-place writes are exact or loud (docs/reliability.md §2).
 
 Every scenario writes in place somewhere inside a differentiated function. Each is either
 "loud": the call raises (a RuntimeError from backward naming the primitive whose saved value

@@ -1,4 +1,4 @@
-"""Long runs do not grow (RELIABILITY.md section 4): after a gradient call returns or raises, no
+"""Long runs do not grow (docs/reliability.md §4): after a gradient call returns or raises, no
 intermediate of it is reachable; repeated calls accumulate nothing; a short version of
 benchmarks/memory_soak.py stays flat."""
 import gc
@@ -12,7 +12,7 @@ import pytest
 
 import minispore as ms
 from minispore import Tensor, nn, ops
-from minispore._autodiff import _undo
+from minispore.common import _writes
 from minispore._autodiff import tape as tape_mod
 
 _SOAK = os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks", "memory_soak.py")
@@ -109,7 +109,7 @@ def test_nothing_of_a_call_survives_it(name, call, error):
     assert spy.refs
     assert spy.alive() == 0, f"{spy.alive()} of {len(spy.refs)} intermediates are still alive"
     assert tape_mod._state.tape is None and tape_mod._active == 0
-    assert _undo._log.entries is None
+    assert _writes._log.entries is None
 
 
 def test_repeated_calls_accumulate_nothing():

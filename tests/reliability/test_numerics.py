@@ -1,4 +1,4 @@
-"""Numbers stay finite where mathematics allows (RELIABILITY.md section 6): stable softmax family
+"""Numbers stay finite where mathematics allows (docs/reliability.md §6): stable softmax family
 and losses at logits of +-1e4 and with -inf masks, clean saturation, IEEE results without NumPy
 warnings, and the opt-in anomaly mode that names the primitive and pass making the first NaN/Inf.
 """

@@ -1,4 +1,4 @@
-"""Threads (RELIABILITY.md section 5): the tape and every mode flag are thread-local, the
+"""Threads (docs/reliability.md §5): the tape and every mode flag are thread-local, the
 registries do not change after import; threads computing different gradients at once get
 exactly the single-threaded results, inference beside training is safe, nothing deadlocks.
 Every wait has a timeout, so a deadlock fails the test instead of hanging it."""

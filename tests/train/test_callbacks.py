@@ -1,4 +1,4 @@
-"""Callbacks (MINDSPORE_SURFACE §7): hook order in train / eval / fit (checked against MindSpore
+"""Callbacks: hook order in train / eval / fit (checked against MindSpore
 2.10's), the callback parameters, request_stop, LossMonitor and TimeMonitor output, History,
 LambdaCallback, LearningRateScheduler, EarlyStopping, ReduceLROnPlateau, ModelCheckpoint files,
 and the progress bar."""

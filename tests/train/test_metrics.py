@@ -1,4 +1,4 @@
-"""Metrics (MINDSPORE_SURFACE §7): every metric equals MindSpore 2.10 on the same inputs
+"""Metrics: every metric equals MindSpore 2.10 on the same inputs
 (fixture made by data/make_mindspore_metrics.py), closed forms, the Metric protocol
 (clear/update/eval, __call__, set_indexes), lookup by name, and bad input (clear errors, state
 unchanged)."""

@@ -1,4 +1,4 @@
-"""Model (MINDSPORE_SURFACE §7): the networks it builds, train/eval/fit/predict equal to
+"""Model: the networks it builds, train/eval/fit/predict equal to
 MindSpore 2.10's numbers on the same run (fixture from data/make_mindspore_metrics.py), a loss
 that falls, metrics by name, eval_indexes, mixed precision O1/O2/O3 and loss scaling, and bad
 input (clear errors, nothing changed)."""

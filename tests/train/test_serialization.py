@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 import minispore as ms
 from minispore import Parameter, Tensor, nn
+from minispore.train import _ckpt_format as ckpt_format
 from minispore.train import serialization as ser
 from minispore.train.serialization import CheckpointError
 
@@ -179,7 +180,7 @@ def test_mindspore_reads_files_written_here(tmp_path, monkeypatch):
     save = OrderedDict((k, Tensor(v)) for k, v in arrays.items())
     append = {"epoch": 7, "loss": 0.25, "ok": False, "note": "ünïcode"}
     ckpt, st_file = str(tmp_path / "mine.ckpt"), str(tmp_path / "mine.safetensors")
-    monkeypatch.setattr(ser, "_SLICE_BYTES", 48)  # "big" becomes 4 consecutive slices
+    monkeypatch.setattr(ckpt_format, "_SLICE_BYTES", 48)  # "big" becomes 4 consecutive slices
     ms.save_checkpoint(save, ckpt, append_dict=append, crc_check=True)
     files = [[ckpt, "ckpt", True]]
     if _has_safetensors():
@@ -291,7 +292,7 @@ def test_packed_dims_and_field_order_are_read(tmp_path):
 
 
 def test_large_tensor_is_sliced_and_merged_back(tmp_path, monkeypatch):
-    monkeypatch.setattr(ser, "_SLICE_BYTES", 16)
+    monkeypatch.setattr(ckpt_format, "_SLICE_BYTES", 16)
     a = np.arange(37, dtype=np.float32).reshape(37, 1)
     path = str(tmp_path / "s.ckpt")
     ms.save_checkpoint({"a": Tensor(a), "b": Tensor([1, 2])}, path, crc_check=True)
@@ -526,7 +527,7 @@ def test_a_failed_save_leaves_the_old_file_and_no_temporary(tmp_path, monkeypatc
         f.write(b"\x0a\x05partial")
         raise OSError("disk full")
 
-    monkeypatch.setattr(ser, "_write_ckpt", half_then_crash)
+    monkeypatch.setattr(ckpt_format, "write_ckpt", half_then_crash)
     with pytest.raises(OSError, match="disk full"):
         ms.save_checkpoint({"x": Tensor([2.0])}, path)
     assert os.listdir(tmp_path) == ["a.ckpt"] and read(path) == old

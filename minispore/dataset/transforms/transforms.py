@@ -4,6 +4,7 @@ import numbers
 
 import numpy as np
 
+from ..._validator import check_float_range, check_positive_int
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
 from .._parallel import current_rng
@@ -78,17 +79,9 @@ class OneHot(TensorOperation):
     """
 
     def __init__(self, num_classes, smoothing_rate=0.0):
-        if isinstance(num_classes, bool) or not isinstance(num_classes, (int, np.integer)):
-            raise TypeError(f"For 'OneHot', 'num_classes' must be an int, but got "
-                            f"{type(num_classes).__name__}")
-        if num_classes <= 0:
-            raise ValueError(f"For 'OneHot', 'num_classes' must be positive, but got "
-                             f"{num_classes}")
-        if isinstance(smoothing_rate, bool) or not isinstance(smoothing_rate, numbers.Real) or \
-                not 0.0 <= smoothing_rate <= 1.0:
-            raise ValueError(f"For 'OneHot', 'smoothing_rate' must be a float in [0, 1], but got "
-                             f"{smoothing_rate!r}")
-        self.num_classes, self.smoothing_rate = int(num_classes), float(smoothing_rate)
+        self.num_classes = check_positive_int(num_classes, "num_classes", "OneHot")
+        self.smoothing_rate = check_float_range(smoothing_rate, "smoothing_rate", "OneHot", 0.0,
+                                                1.0)
 
     def _apply(self, x):
         if x.dtype.kind not in "iu":
@@ -164,9 +157,7 @@ class RandomApply(TensorOperation):
 
     def __init__(self, transforms, prob=0.5):
         self.transforms = _check_transforms("RandomApply", transforms)
-        if isinstance(prob, bool) or not isinstance(prob, numbers.Real) or not 0 <= prob <= 1:
-            raise ValueError(f"For 'RandomApply', 'prob' must be in [0, 1], but got {prob!r}")
-        self.prob = float(prob)
+        self.prob = check_float_range(prob, "prob", "RandomApply", 0.0, 1.0)
 
     def __call__(self, *input_tensor_list):
         if current_rng().random() < self.prob:

@@ -6,6 +6,8 @@ import numbers
 
 import numpy as np
 
+from ..._validator import check_bool, check_float, check_float_range
+from ...common import dtype as mstype
 from .._parallel import current_rng
 from ..datasets_vision import _decode_image
 from ..transforms.transforms import TensorOperation, _to_array
@@ -23,13 +25,6 @@ def _image(owner, x):
     if arr.dtype.kind not in "biuf":
         raise TypeError(f"For '{owner}', the image must hold numbers, but got dtype {arr.dtype}")
     return arr
-
-
-def _check_real(owner, name, value):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"For '{owner}', '{name}' must be a number, but got "
-                        f"{type(value).__name__}")
-    return float(value)
 
 
 def _check_size(owner, size, name="size"):
@@ -63,8 +58,8 @@ class Rescale(TensorOperation):
     """
 
     def __init__(self, rescale, shift):
-        self.rescale = _check_real("Rescale", "rescale", rescale)
-        self.shift = _check_real("Rescale", "shift", shift)
+        self.rescale = check_float(rescale, "rescale", "Rescale")
+        self.shift = check_float(shift, "shift", "Rescale")
 
     def __call__(self, img):
         img = _image("Rescale", img)
@@ -101,10 +96,7 @@ class Normalize(TensorOperation):
     def __init__(self, mean, std, is_hwc=True):
         self.mean, self.std = mean, std
         self._m, self._s = _check_mean_std("Normalize", mean, std)
-        if not isinstance(is_hwc, bool):
-            raise TypeError(f"For 'Normalize', 'is_hwc' must be a bool, but got "
-                            f"{type(is_hwc).__name__}")
-        self.is_hwc = is_hwc
+        self.is_hwc = check_bool(is_hwc, "is_hwc", "Normalize")
 
     def __call__(self, img):
         img = _image("Normalize", img).astype(np.float32)
@@ -143,7 +135,6 @@ class ToTensor(TensorOperation):
     """HWC image -> CHW `output_type` (float32) scaled by 1/255 (HW gives 1xHxW)."""
 
     def __init__(self, output_type=np.float32):
-        from ...common import dtype as mstype
         try:
             self._np = mstype.to_np(output_type)
         except TypeError:
@@ -425,10 +416,7 @@ class RandomCrop(TensorOperation):
                  padding_mode=Border.CONSTANT):
         self.size = _check_size("RandomCrop", size)
         self.padding = None if padding is None else _check_padding("RandomCrop", padding)
-        if not isinstance(pad_if_needed, bool):
-            raise TypeError(f"For 'RandomCrop', 'pad_if_needed' must be a bool, but got "
-                            f"{type(pad_if_needed).__name__}")
-        self.pad_if_needed = pad_if_needed
+        self.pad_if_needed = check_bool(pad_if_needed, "pad_if_needed", "RandomCrop")
         self.fill_value = _check_fill("RandomCrop", fill_value)
         self.padding_mode = _check_border("RandomCrop", padding_mode)
 
@@ -451,19 +439,13 @@ class RandomCrop(TensorOperation):
         return np.ascontiguousarray(img[top:top + h, left:left + w])
 
 
-def _check_prob(owner, prob):
-    if isinstance(prob, bool) or not isinstance(prob, numbers.Real) or not 0 <= prob <= 1:
-        raise ValueError(f"For '{owner}', 'prob' must be a number in [0, 1], but got {prob!r}")
-    return float(prob)
-
-
 class RandomHorizontalFlip(TensorOperation):
     """Flip left-right with probability `prob` (default 0.5)."""
 
     _random = True
 
     def __init__(self, prob=0.5):
-        self.prob = _check_prob("RandomHorizontalFlip", prob)
+        self.prob = check_float_range(prob, "prob", "RandomHorizontalFlip", 0.0, 1.0)
 
     def __call__(self, img):
         img = _image_2d3d("RandomHorizontalFlip", img)
@@ -478,7 +460,7 @@ class RandomVerticalFlip(TensorOperation):
     _random = True
 
     def __init__(self, prob=0.5):
-        self.prob = _check_prob("RandomVerticalFlip", prob)
+        self.prob = check_float_range(prob, "prob", "RandomVerticalFlip", 0.0, 1.0)
 
     def __call__(self, img):
         img = _image_2d3d("RandomVerticalFlip", img)
@@ -496,10 +478,7 @@ class Decode(TensorOperation):
     """
 
     def __init__(self, to_pil=False):
-        if not isinstance(to_pil, bool):
-            raise TypeError(f"For 'Decode', 'to_pil' must be a bool, but got "
-                            f"{type(to_pil).__name__}")
-        self.to_pil = to_pil
+        self.to_pil = check_bool(to_pil, "to_pil", "Decode")
 
     def __call__(self, img):
         if isinstance(img, (bytes, bytearray)):

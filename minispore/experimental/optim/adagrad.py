@@ -1,8 +1,9 @@
 """Adagrad (torch-style): learning-rate decay, initial accumulator, eps outside the root."""
 import numpy as np
 
-from ..._autodiff.tape import bump_version
-from .optimizer import Optimizer, check_greater_than, check_not_less_than
+from ..._validator import check_bool, check_non_negative_float, check_positive_float
+from ...common._writes import bump_version
+from .optimizer import Optimizer
 
 __all__ = ["Adagrad"]
 
@@ -23,18 +24,14 @@ class Adagrad(Optimizer):
     State: `accum.<name>`, `step_t` (the number of finished steps).
     """
 
+    _checks = {**Optimizer._checks, "lr": check_positive_float, "eps": check_positive_float,
+               "lr_decay": check_non_negative_float,
+               "initial_accumulator_value": check_non_negative_float, "maximize": check_bool}
+
     def __init__(self, params, lr=1e-2, lr_decay=0.0, weight_decay=0.0,
                  initial_accumulator_value=0.0, eps=1e-10, *, maximize=False):
-        if not isinstance(lr, (int, float)) or isinstance(lr, bool):
-            raise TypeError(f"For 'Adagrad', the 'lr' must be a float or int, but got "
-                            f"{type(lr).__name__}")
-        check_greater_than(lr, "lr", "Adagrad")
-        check_not_less_than(lr_decay, "lr_decay", "Adagrad")
-        check_not_less_than(weight_decay, "weight_decay", "Adagrad")
-        check_not_less_than(initial_accumulator_value, "initial_accumulator_value", "Adagrad")
-        check_greater_than(eps, "eps", "Adagrad")
         defaults = {"lr": lr, "lr_decay": lr_decay, "eps": eps, "weight_decay": weight_decay,
-                        "initial_accumulator_value": initial_accumulator_value, "maximize": maximize}
+                    "initial_accumulator_value": initial_accumulator_value, "maximize": maximize}
         super().__init__(params, defaults)
         self._new_state("accum", "accum", float(initial_accumulator_value))
         self._new_counter("step_t")

@@ -1,7 +1,9 @@
 """Adam (torch-style arguments, MindSpore's Adam kernel) and AdamW (PyTorch's AdamW)."""
 import numpy as np
 
-from ..._autodiff.tape import bump_version
+from ..._validator import check_bool, check_float, check_type
+from ...common._writes import bump_version
+from ...common.tensor import Tensor
 from ...nn.optim.adam import _adam_step, _update_moments
 from .optimizer import Optimizer
 
@@ -9,20 +11,24 @@ __all__ = ["Adam", "AdamW"]
 
 
 def _check_adam_args(owner, lr, betas, eps, weight_decay):
-    if isinstance(lr, (int, float)) and lr < 0.0:
+    """The types through the validator; the ranges in PyTorch's words ("invalid learning rate",
+    "invalid beta parameter at index 0", ...), as its users know them."""
+    if not isinstance(lr, Tensor) and check_float(lr, "lr", owner) < 0.0:
         raise ValueError(f"For '{owner}', invalid learning rate 'lr': {lr}")
-    if eps < 0.0:
+    if check_float(eps, "eps", owner) < 0.0:
         raise ValueError(f"For '{owner}', invalid epsilon value 'eps': {eps}")
-    if not isinstance(betas, (tuple, list)) or len(betas) != 2:
+    if len(check_type(betas, (tuple, list), "betas", owner)) != 2:
         raise ValueError(f"For '{owner}', the 'betas' must be a pair, but got {betas!r}")
     for k, beta in enumerate(betas):
-        if not 0.0 <= beta < 1.0:
+        if not 0.0 <= check_float(beta, f"betas[{k}]", owner) < 1.0:
             raise ValueError(f"For '{owner}', invalid beta parameter at index {k}: {beta}")
-    if weight_decay < 0.0:
+    if check_float(weight_decay, "weight_decay", owner) < 0.0:
         raise ValueError(f"For '{owner}', invalid weight_decay value: {weight_decay}")
 
 
 class _AdamBase(Optimizer):
+    _checks = {**Optimizer._checks, "amsgrad": check_bool, "maximize": check_bool}
+
     def __init__(self, params, lr, betas, eps, weight_decay, amsgrad, maximize):
         _check_adam_args(self.__class__.__name__, lr, betas, eps, weight_decay)
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,

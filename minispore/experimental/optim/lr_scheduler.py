@@ -4,7 +4,9 @@ import math
 from bisect import bisect_right
 from collections import Counter
 
-from ..._autodiff.tape import bump_version
+from ..._validator import (check_callable, check_float, check_float_range, check_int,
+                           check_int_range, check_non_negative_float, check_type)
+from ...common._writes import bump_version
 from ...common.tensor import Tensor
 from .optimizer import Optimizer
 
@@ -24,9 +26,7 @@ __all__ = [
 
 
 def _check_optimizer(optimizer, owner):
-    if not isinstance(optimizer, Optimizer):
-        raise TypeError(f"For '{owner}', the 'optimizer' must be an experimental.optim "
-                        f"Optimizer, but got {type(optimizer).__name__}")
+    check_type(optimizer, Optimizer, "optimizer", owner, "an experimental.optim Optimizer")
 
 
 def _set_lr(optimizer, group_id, value):
@@ -51,12 +51,7 @@ class LRScheduler:
     def __init__(self, optimizer, last_epoch=-1):
         owner = type(self).__name__
         _check_optimizer(optimizer, owner)
-        if isinstance(last_epoch, bool) or not isinstance(last_epoch, int):
-            raise TypeError(f"For '{owner}', the 'last_epoch' must be an int, but got "
-                            f"{type(last_epoch).__name__}")
-        if last_epoch < -1:
-            raise ValueError(f"For '{owner}', the 'last_epoch' must be >= -1, but got "
-                             f"{last_epoch}")
+        check_int_range(last_epoch, "last_epoch", owner, low=-1)
         for i, group in enumerate(optimizer.param_groups):
             if last_epoch == -1:
                 group.setdefault("initial_lr", float(optimizer.lrs[i]._data))
@@ -106,13 +101,8 @@ class StepLR(LRScheduler):
     """
 
     def __init__(self, optimizer, step_size, gamma=0.1, last_epoch=-1):
-        if isinstance(step_size, bool) or not isinstance(step_size, int):
-            raise TypeError(f"For 'StepLR', the 'step_size' must be an int, but got "
-                            f"{type(step_size).__name__}")
-        if not isinstance(gamma, float):
-            raise TypeError(f"For 'StepLR', the 'gamma' must be a float, but got "
-                            f"{type(gamma).__name__}")
-        self.step_size, self.gamma = step_size, gamma
+        self.step_size = check_int(step_size, "step_size", "StepLR")
+        self.gamma = check_float(gamma, "gamma", "StepLR", allow_int=False)
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
@@ -138,18 +128,10 @@ class MultiStepLR(LRScheduler):
     """
 
     def __init__(self, optimizer, milestones, gamma=0.1, last_epoch=-1):
-        if not isinstance(milestones, list):
-            raise TypeError(f"For 'MultiStepLR', the 'milestones' must be a list, but got "
-                            f"{type(milestones).__name__}")
-        for milestone in milestones:
-            if isinstance(milestone, bool) or not isinstance(milestone, int):
-                raise TypeError(f"For 'MultiStepLR', every milestone must be an int, but got "
-                                f"{type(milestone).__name__}")
-        if isinstance(gamma, bool) or not isinstance(gamma, (int, float)):
-            raise TypeError(f"For 'MultiStepLR', the 'gamma' must be a float or int, but got "
-                            f"{type(gamma).__name__}")
-        self.milestones = Counter(milestones)
-        self.gamma = gamma
+        check_type(milestones, list, "milestones", "MultiStepLR")
+        self.milestones = Counter(check_int(m, f"milestones[{k}]", "MultiStepLR")
+                                  for k, m in enumerate(milestones))
+        self.gamma = check_float(gamma, "gamma", "MultiStepLR")
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
@@ -172,10 +154,7 @@ class ExponentialLR(LRScheduler):
     """
 
     def __init__(self, optimizer, gamma, last_epoch=-1):
-        if not isinstance(gamma, float):
-            raise TypeError(f"For 'ExponentialLR', the 'gamma' must be a float, but got "
-                            f"{type(gamma).__name__}")
-        self.gamma = gamma
+        self.gamma = check_float(gamma, "gamma", "ExponentialLR", allow_int=False)
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
@@ -198,13 +177,8 @@ class CosineAnnealingLR(LRScheduler):
     """
 
     def __init__(self, optimizer, T_max, eta_min=0.0, last_epoch=-1):
-        if isinstance(eta_min, bool) or not isinstance(eta_min, (float, int)):
-            raise TypeError(f"For 'CosineAnnealingLR', the 'eta_min' must be a float or int, "
-                            f"but got {type(eta_min).__name__}")
-        if isinstance(T_max, bool) or not isinstance(T_max, int):
-            raise TypeError(f"For 'CosineAnnealingLR', the 'T_max' must be an int, but got "
-                            f"{type(T_max).__name__}")
-        self.T_max, self.eta_min = T_max, eta_min
+        self.eta_min = check_float(eta_min, "eta_min", "CosineAnnealingLR")
+        self.T_max = check_int(T_max, "T_max", "CosineAnnealingLR")
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
@@ -236,17 +210,10 @@ class LinearLR(LRScheduler):
 
     def __init__(self, optimizer, start_factor=1.0 / 3, end_factor=1.0, total_iters=5,
                  last_epoch=-1):
-        if not 0 < start_factor <= 1.0:
-            raise ValueError(f"For 'LinearLR', the 'start_factor' must be in (0, 1], but got "
-                             f"{start_factor}")
-        if not 0 <= end_factor <= 1.0:
-            raise ValueError(f"For 'LinearLR', the 'end_factor' must be in [0, 1], but got "
-                             f"{end_factor}")
-        if isinstance(total_iters, bool) or not isinstance(total_iters, int):
-            raise TypeError(f"For 'LinearLR', the 'total_iters' must be an int, but got "
-                            f"{type(total_iters).__name__}")
-        self.start_factor, self.end_factor, self.total_iters = (start_factor, end_factor,
-                                                                total_iters)
+        self.start_factor = check_float_range(start_factor, "start_factor", "LinearLR", 0.0, 1.0,
+                                              low_inclusive=False)
+        self.end_factor = check_float_range(end_factor, "end_factor", "LinearLR", 0.0, 1.0)
+        self.total_iters = check_int(total_iters, "total_iters", "LinearLR")
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
@@ -265,17 +232,26 @@ class LinearLR(LRScheduler):
         return [base * factor for base in self.base_lrs]
 
 
-def _lambdas(optimizer, lr_lambda, owner):
-    count = len(optimizer.param_groups)
-    if isinstance(lr_lambda, (list, tuple)):
-        if len(lr_lambda) != count:
-            raise ValueError(f"For '{owner}', expected {count} lr_lambdas (one per group), but "
-                             f"got {len(lr_lambda)}")
-        return list(lr_lambda)
-    return [lr_lambda] * count
+class _LambdaScheduler(LRScheduler):
+    """A scheduler driven by `lr_lambda`: a function of the epoch, or a list of one per
+    group."""
+
+    def __init__(self, optimizer, lr_lambda, last_epoch=-1):
+        owner = type(self).__name__
+        _check_optimizer(optimizer, owner)
+        count = len(optimizer.param_groups)
+        if isinstance(lr_lambda, (list, tuple)):
+            if len(lr_lambda) != count:
+                raise ValueError(f"For '{owner}', expected {count} lr_lambdas (one per group), "
+                                 f"but got {len(lr_lambda)}")
+            self.lr_lambdas = [check_callable(fn, f"lr_lambda[{k}]", owner)
+                               for k, fn in enumerate(lr_lambda)]
+        else:
+            self.lr_lambdas = [check_callable(lr_lambda, "lr_lambda", owner)] * count
+        super().__init__(optimizer, last_epoch)
 
 
-class LambdaLR(LRScheduler):
+class LambdaLR(_LambdaScheduler):
     """The rate is `initial_lr * lr_lambda(epoch)`.
 
     Args:
@@ -284,16 +260,11 @@ class LambdaLR(LRScheduler):
         last_epoch (int): Default: -1.
     """
 
-    def __init__(self, optimizer, lr_lambda, last_epoch=-1):
-        _check_optimizer(optimizer, "LambdaLR")
-        self.lr_lambdas = _lambdas(optimizer, lr_lambda, "LambdaLR")
-        super().__init__(optimizer, last_epoch)
-
     def get_lr(self):
         return [base * fn(self.last_epoch) for fn, base in zip(self.lr_lambdas, self.base_lrs)]
 
 
-class MultiplicativeLR(LRScheduler):
+class MultiplicativeLR(_LambdaScheduler):
     """Multiply the rate by `lr_lambda(epoch)` every epoch after the first.
 
     Args:
@@ -301,11 +272,6 @@ class MultiplicativeLR(LRScheduler):
         lr_lambda (Union[Callable, list[Callable]]): a function of the epoch, or one per group.
         last_epoch (int): Default: -1.
     """
-
-    def __init__(self, optimizer, lr_lambda, last_epoch=-1):
-        _check_optimizer(optimizer, "MultiplicativeLR")
-        self.lr_lambdas = _lambdas(optimizer, lr_lambda, "MultiplicativeLR")
-        super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
         lrs = self._current_lrs()
@@ -325,13 +291,8 @@ class ConstantLR(LRScheduler):
     """
 
     def __init__(self, optimizer, factor=1.0 / 3, total_iters=5, last_epoch=-1):
-        if not 0 <= factor <= 1.0:
-            raise ValueError(f"For 'ConstantLR', the 'factor' must be in [0, 1], but got "
-                             f"{factor}")
-        if isinstance(total_iters, bool) or not isinstance(total_iters, int):
-            raise TypeError(f"For 'ConstantLR', the 'total_iters' must be an int, but got "
-                            f"{type(total_iters).__name__}")
-        self.factor, self.total_iters = factor, total_iters
+        self.factor = check_float_range(factor, "factor", "ConstantLR", 0.0, 1.0)
+        self.total_iters = check_int(total_iters, "total_iters", "ConstantLR")
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
@@ -358,15 +319,8 @@ class PolynomialLR(LRScheduler):
     """
 
     def __init__(self, optimizer, total_iters=5, power=1.0, last_epoch=-1):
-        if not isinstance(power, float):
-            raise TypeError(f"For 'PolynomialLR', the 'power' must be a float, but got "
-                            f"{type(power).__name__}")
-        if power < 0:
-            raise ValueError(f"For 'PolynomialLR', the 'power' must be >= 0, but got {power}")
-        if isinstance(total_iters, bool) or not isinstance(total_iters, int):
-            raise TypeError(f"For 'PolynomialLR', the 'total_iters' must be an int, but got "
-                            f"{type(total_iters).__name__}")
-        self.total_iters, self.power = total_iters, power
+        self.power = check_non_negative_float(power, "power", "PolynomialLR", allow_int=False)
+        self.total_iters = check_int(total_iters, "total_iters", "PolynomialLR")
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):

@@ -5,10 +5,12 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from ..._autodiff.tape import bump_version
+from ..._validator import check_non_negative_float, check_type
+from ...common._writes import bump_version
 from ...common.parameter import Parameter, ParameterTuple
 from ...common.tensor import Tensor
 from ...nn.cell import Cell
+from ...nn.optim.optimizer import check_gradients
 
 __all__ = ["Optimizer"]
 
@@ -55,9 +57,7 @@ class Optimizer(Cell):
     def add_param_group(self, param_group):
         """Append a group; keys it lacks take the optimizer's defaults."""
         owner = self._owner
-        if not isinstance(param_group, dict):
-            raise TypeError(f"For '{owner}', a parameter group must be a dict, but got "
-                            f"{type(param_group).__name__}")
+        check_type(param_group, dict, "param_group", owner)
         if "params" not in param_group:
             raise KeyError(f"For '{owner}', a parameter group needs the key 'params'")
         members = param_group["params"]
@@ -89,30 +89,24 @@ class Optimizer(Cell):
         for attr, prefix, fill in self._state_specs:
             self._extend_state(attr, prefix, fill, members)
 
+    # The hyper-parameters checked in every group (after its missing keys take the defaults):
+    # name -> a `_validator` check, called as check(value, name, owner), whose result is kept.
+    _checks = {"weight_decay": check_non_negative_float}
+
     def _check_group(self, group):
-        """Validate a group's hyper-parameters; subclasses extend it."""
-        wd = group.get("weight_decay", 0.0)
-        if isinstance(wd, bool) or not isinstance(wd, (int, float)):
-            raise TypeError(f"For '{self._owner}', the 'weight_decay' must be a float or int, "
-                            f"but got {type(wd).__name__}")
-        if wd < 0:
-            raise ValueError(f"For '{self._owner}', the 'weight_decay' must be >= 0, but got {wd}")
-        group["weight_decay"] = float(wd)
+        """Validate a group's hyper-parameters by `_checks`; subclasses extend it."""
+        group.setdefault("weight_decay", 0.0)
+        for key, check in self._checks.items():
+            if key in group:
+                group[key] = check(group[key], key, self._owner)
 
     def _lr_parameter(self, lr, name):
-        owner = self._owner
         if isinstance(lr, Tensor):
             if lr._data.ndim != 0:
-                raise ValueError(f"For '{owner}', a Tensor 'lr' must be a scalar, but got shape "
-                                 f"{lr._data.shape}")
-            value = float(lr._data)
-        elif isinstance(lr, (int, float)) and not isinstance(lr, bool):
-            value = float(lr)
-        else:
-            raise TypeError(f"For '{owner}', the 'lr' must be a float, int or scalar Tensor, but "
-                            f"got {type(lr).__name__}")
-        if value < 0:
-            raise ValueError(f"For '{owner}', the 'lr' must be >= 0, but got {value}")
+                raise ValueError(f"For '{self._owner}', a Tensor 'lr' must be a scalar, but got "
+                                 f"shape {lr._data.shape}")
+            lr = float(lr._data)
+        value = check_non_negative_float(lr, "lr", self._owner)
         return Parameter(np.asarray(value, np.float32), name=name)
 
     def _new_state(self, attr, prefix, fill=0.0):
@@ -167,30 +161,10 @@ class Optimizer(Cell):
     def _group_lr(self, group):
         lr = group["lr"]
         value = float(lr._data) if isinstance(lr, Tensor) else lr
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-            raise ValueError(f"For '{self._owner}', a group's 'lr' must be a number >= 0, but "
-                             f"got {lr!r}")
-        return np.float32(value)
+        return np.float32(check_non_negative_float(value, "lr", self._owner))
 
     def _check_gradients(self, gradients):
-        owner = self._owner
-        if not isinstance(gradients, (tuple, list)):
-            raise TypeError(f"For '{owner}', the 'gradients' must be a tuple of Tensors ordered "
-                            f"like 'optimizer.parameters', but got {type(gradients).__name__}")
-        if len(gradients) != len(self.parameters):
-            raise ValueError(f"For '{owner}', got {len(gradients)} gradients for "
-                             f"{len(self.parameters)} parameters: pass one per parameter, "
-                             f"ordered like 'optimizer.parameters'")
-        arrays = []
-        for k, (g, p) in enumerate(zip(gradients, self.parameters)):
-            if not isinstance(g, Tensor):
-                raise TypeError(f"For '{owner}', gradient {k} (for {p.name!r}) must be a Tensor, "
-                                f"but got {type(g).__name__}")
-            if g._data.shape != p._data.shape:
-                raise ValueError(f"For '{owner}', gradient {k} has shape {g._data.shape} but "
-                                 f"parameter {p.name!r} has shape {p._data.shape}")
-            arrays.append(np.asarray(g._data, dtype=p._data.dtype))
-        return arrays
+        return check_gradients(gradients, self.parameters, self._owner)
 
     @staticmethod
     def _decayed(grads, params, weight_decay):
@@ -209,19 +183,3 @@ class Optimizer(Cell):
                     value = float(value._data)
                 lines.append(f"    {key}: {value}")
         return "\n".join(lines) + "\n)"
-
-
-def check_not_less_than(value, arg, owner, low=0.0):
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError(f"For '{owner}', the '{arg}' must be a float or int, but got "
-                        f"{type(value).__name__}")
-    if value < low:
-        raise ValueError(f"For '{owner}', the '{arg}' must be >= {low}, but got {value}")
-
-
-def check_greater_than(value, arg, owner, low=0.0):
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError(f"For '{owner}', the '{arg}' must be a float or int, but got "
-                        f"{type(value).__name__}")
-    if value <= low:
-        raise ValueError(f"For '{owner}', the '{arg}' must be > {low}, but got {value}")

@@ -1,7 +1,8 @@
 """RMSprop (torch-style): mean square from zero, eps outside the square root."""
 import numpy as np
 
-from .optimizer import Optimizer, check_greater_than, check_not_less_than
+from ..._validator import check_bool, check_non_negative_float, check_positive_float
+from .optimizer import Optimizer
 
 __all__ = ["RMSprop"]
 
@@ -25,16 +26,12 @@ class RMSprop(Optimizer):
     State: `mean_grad.<name>`, `mean_square.<name>`, `moment.<name>`.
     """
 
+    _checks = {**Optimizer._checks, "lr": check_positive_float, "eps": check_positive_float,
+               "alpha": check_non_negative_float, "momentum": check_non_negative_float,
+               "centered": check_bool, "maximize": check_bool}
+
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0.0, momentum=0.0,
                  centered=False, maximize=False):
-        if not isinstance(lr, (int, float)) or isinstance(lr, bool):
-            raise TypeError(f"For 'RMSprop', the 'lr' must be a float or int, but got "
-                            f"{type(lr).__name__}")
-        check_greater_than(lr, "lr", "RMSprop")
-        check_not_less_than(alpha, "alpha", "RMSprop")
-        check_greater_than(eps, "eps", "RMSprop")
-        check_not_less_than(momentum, "momentum", "RMSprop")
-        check_not_less_than(weight_decay, "weight_decay", "RMSprop")
         defaults = {"lr": lr, "momentum": momentum, "alpha": alpha, "eps": eps,
                     "centered": centered, "weight_decay": weight_decay, "maximize": maximize}
         super().__init__(params, defaults)

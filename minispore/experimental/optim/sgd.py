@@ -1,6 +1,7 @@
 """SGD (torch-style): momentum, dampening, Nesterov, weight decay, maximize."""
-from ...nn.optim.sgd import _sgd_step
-from .optimizer import Optimizer, check_not_less_than
+from ..._validator import check_bool, check_non_negative_float
+from ...nn.optim.sgd import _sgd_step, check_nesterov
+from .optimizer import Optimizer
 
 __all__ = ["SGD"]
 
@@ -22,30 +23,22 @@ class SGD(Optimizer):
     State: `accum.<name>` (the buffer), `stat.<name>` (1 until the buffer is filled).
     """
 
+    _checks = {**Optimizer._checks, "momentum": check_non_negative_float,
+               "dampening": check_non_negative_float, "nesterov": check_bool,
+               "maximize": check_bool}
+
     def __init__(self, params, lr, momentum=0, dampening=0, weight_decay=0.0, nesterov=False, *,
                  maximize=False):
-        check_not_less_than(momentum, "momentum", "SGD")
-        if not isinstance(nesterov, bool):
-            raise TypeError(f"For 'SGD', the 'nesterov' must be a bool, but got "
-                            f"{type(nesterov).__name__}")
-        if not isinstance(maximize, bool):
-            raise TypeError(f"For 'SGD', the 'maximize' must be a bool, but got "
-                            f"{type(maximize).__name__}")
-        if nesterov and (momentum <= 0 or dampening != 0):
-            raise ValueError(f"For 'SGD', 'nesterov' needs 'momentum' > 0 and 'dampening' == 0, "
-                             f"but got momentum={momentum}, dampening={dampening}")
-        defaults = {"lr": lr, "momentum": float(momentum), "dampening": dampening,
-                        "weight_decay": weight_decay, "nesterov": nesterov, "maximize": maximize,
-                        "grad_centralization": False}
+        defaults = {"lr": lr, "momentum": momentum, "dampening": dampening,
+                    "weight_decay": weight_decay, "nesterov": nesterov, "maximize": maximize,
+                    "grad_centralization": False}
         super().__init__(params, defaults)
         self._new_state("accum", "accum", 0.0)
         self._new_state("stat", "stat", 1.0)
 
     def _check_group(self, group):
         super()._check_group(group)
-        for key in ("momentum", "dampening"):
-            check_not_less_than(group[key], key, "SGD")
-            group[key] = float(group[key])
+        check_nesterov(group["nesterov"], group["momentum"], group["dampening"], "SGD")
 
     def _update_group(self, group, lr, indices, grads):
         grads = self._decayed(grads, [self.parameters[i] for i in indices], group["weight_decay"])

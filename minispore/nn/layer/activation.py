@@ -1,4 +1,5 @@
 """Activation layers and `get_activation`."""
+from ..._validator import check_positive_int, check_type
 from ...common.initializer import initializer
 from ...common.parameter import Parameter
 from ...ops.function import math_func as F
@@ -44,8 +45,7 @@ class PReLU(Cell):
 
     def __init__(self, channel=1, w=0.25):
         super().__init__()
-        if isinstance(channel, bool) or not isinstance(channel, int) or channel < 1:
-            raise ValueError(f"For 'PReLU', 'channel' must be a positive int, got {channel!r}")
+        check_positive_int(channel, "channel", "PReLU")
         self.w = Parameter(initializer(w, (channel,)), name="a")
 
     def construct(self, x):
@@ -208,8 +208,7 @@ def get_activation(name, prim_name=None):
     """The activation Cell for `name` ('relu', 'gelu', 'tanh', ...), or None for None."""
     if name is None:
         return None
-    if not isinstance(name, str):
-        raise TypeError(f"For 'get_activation', the name must be a str, got {type(name).__name__}")
+    check_type(name, str, "name", "get_activation")
     cls = _ACTIVATIONS.get(name.lower())
     if cls is None:
         raise KeyError(f"For 'get_activation', unknown activation {name!r}; known: "

@@ -3,9 +3,12 @@ import math
 
 import numpy as np
 
+from ..._validator import (check_bool, check_float_range, check_one_of, check_positive_int,
+                           check_type)
 from ...common import dtype as mstype
 from ...common.initializer import HeUniform, Uniform, initializer
 from ...common.parameter import Parameter
+from ...common.tensor import Tensor
 from ...ops.function import array_func as AF
 from ...ops.function import layer_func as LF
 from ...ops.function import nn_func as NF
@@ -17,10 +20,11 @@ __all__ = ["Dense", "Flatten", "Identity", "Dropout", "Dropout1d", "Dropout2d", 
            "ZeroPad2d", "Upsample"]
 
 
-def check_positive_int(value, name, cls):
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise ValueError(f"For '{cls}', '{name}' must be a positive int, but got {value!r}")
-    return value
+def float_input(x, name, cls):
+    """A TypeError unless `x` is a floating-point Tensor (a layer's input)."""
+    check_type(x, Tensor, name, cls)
+    if x._data.dtype.kind != "f":
+        raise TypeError(f"For '{cls}', the '{name}' must be a float Tensor, but got {x.dtype}")
 
 
 def cast_params(cell, *params):
@@ -46,7 +50,7 @@ class Dense(Cell):
         super().__init__()
         self.in_channels = check_positive_int(in_channels, "in_channels", "Dense")
         self.out_channels = check_positive_int(out_channels, "out_channels", "Dense")
-        self.has_bias = bool(has_bias)
+        self.has_bias = check_bool(has_bias, "has_bias", "Dense")
         if weight_init is None:
             weight_init = HeUniform(math.sqrt(5))
         self.weight = Parameter(initializer(weight_init, (out_channels, in_channels), dtype),
@@ -59,9 +63,8 @@ class Dense(Cell):
             self.bias = None
         self.activation = get_activation(activation) if isinstance(activation, str) \
             else activation
-        if self.activation is not None and not isinstance(self.activation, Cell):
-            raise TypeError(f"For 'Dense', 'activation' must be a str or a Cell, but got "
-                            f"{type(activation).__name__}")
+        if self.activation is not None:
+            check_type(self.activation, Cell, "activation", "Dense", "a str or a Cell")
 
     def construct(self, x):
         if x.shape[-1] != self.in_channels:
@@ -106,13 +109,9 @@ class Dropout(Cell):
     def __init__(self, keep_prob=0.5, p=None, dtype=mstype.float32):
         super().__init__()
         if p is None:
-            if not 0.0 < keep_prob <= 1.0:
-                raise ValueError(f"For 'Dropout', 'keep_prob' must be in (0, 1], but got "
-                                 f"{keep_prob}")
-            p = 1.0 - keep_prob
-        if not 0.0 <= p < 1.0:
-            raise ValueError(f"For 'Dropout', 'p' must be in [0, 1), but got {p}")
-        self.p = float(p)
+            p = 1.0 - check_float_range(keep_prob, "keep_prob", "Dropout", 0.0, 1.0,
+                                        low_inclusive=False)
+        self.p = check_float_range(p, "p", "Dropout", 0.0, 1.0, high_inclusive=False)
         self.keep_prob = 1.0 - self.p
 
     def construct(self, x):
@@ -129,9 +128,7 @@ class Dropout1d(Cell):
 
     def __init__(self, p=0.5):
         super().__init__()
-        if not 0.0 <= p <= 1.0:
-            raise ValueError(f"For 'Dropout1d', 'p' must be in [0, 1], but got {p}")
-        self.p = p
+        self.p = check_float_range(p, "p", "Dropout1d", 0.0, 1.0)
 
     def construct(self, x):
         return LF.dropout1d(x, self.p, self.training)
@@ -145,9 +142,7 @@ class Dropout2d(Cell):
 
     def __init__(self, p=0.5):
         super().__init__()
-        if not 0.0 <= p <= 1.0:
-            raise ValueError(f"For 'Dropout2d', 'p' must be in [0, 1], but got {p}")
-        self.p = p
+        self.p = check_float_range(p, "p", "Dropout2d", 0.0, 1.0)
 
     def construct(self, x):
         return LF.dropout2d(x, self.p, self.training)
@@ -162,10 +157,8 @@ class Pad(Cell):
 
     def __init__(self, paddings, mode="CONSTANT"):
         super().__init__()
-        mode = mode.upper()
-        if mode not in ("CONSTANT", "REFLECT", "SYMMETRIC"):
-            raise ValueError(f"For 'Pad', 'mode' must be 'CONSTANT', 'REFLECT' or 'SYMMETRIC', "
-                             f"but got {mode!r}")
+        mode = check_one_of(check_type(mode, str, "mode", "Pad").upper(),
+                            ("CONSTANT", "REFLECT", "SYMMETRIC"), "mode", "Pad")
         self.paddings = tuple(tuple(int(v) for v in p) for p in paddings)
         if any(len(p) != 2 for p in self.paddings):
             raise ValueError(f"For 'Pad', 'paddings' must be pairs, but got {paddings!r}")

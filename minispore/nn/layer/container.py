@@ -1,16 +1,10 @@
 """Containers: SequentialCell, CellList, CellDict."""
 from collections import OrderedDict
 
+from ..._validator import check_type
 from ..cell import Cell
 
 __all__ = ["SequentialCell", "CellList", "CellDict"]
-
-
-def _check_cell(cell, where):
-    if not isinstance(cell, Cell):
-        raise TypeError(f"For '{where}', every element must be a Cell, but got "
-                        f"{type(cell).__name__}")
-    return cell
 
 
 class _IndexedCells(Cell):
@@ -32,7 +26,7 @@ class _IndexedCells(Cell):
             self._append(c)
 
     def _append(self, cell):
-        setattr(self, str(len(self._cells)), _check_cell(cell, type(self).__name__))
+        setattr(self, str(len(self._cells)), check_type(cell, Cell, "cell", type(self).__name__))
 
     def __len__(self):
         return len(self._cells)
@@ -49,7 +43,7 @@ class _IndexedCells(Cell):
 
     def __setitem__(self, index, cell):
         items = self._items()
-        items[self._index(index)] = _check_cell(cell, type(self).__name__)
+        items[self._index(index)] = check_type(cell, Cell, "cell", type(self).__name__)
         self._renumber(items)
 
     def __delitem__(self, index):
@@ -68,7 +62,7 @@ class _IndexedCells(Cell):
     def insert(self, index, cell):
         """Insert `cell` before position `index` (children are renumbered)."""
         items = self._items()
-        items.insert(index, _check_cell(cell, type(self).__name__))
+        items.insert(index, check_type(cell, Cell, "cell", type(self).__name__))
         self._renumber(items)
 
     def extend(self, cells):
@@ -85,11 +79,11 @@ class SequentialCell(Cell):
         super().__init__()
         if len(args) == 1 and isinstance(args[0], (OrderedDict, dict)):
             for name, cell in args[0].items():
-                setattr(self, name, _check_cell(cell, "SequentialCell"))
+                setattr(self, name, check_type(cell, Cell, "cell", "SequentialCell"))
         else:
             cells = args[0] if len(args) == 1 and isinstance(args[0], (list, tuple)) else args
             for k, cell in enumerate(cells):
-                setattr(self, str(k), _check_cell(cell, "SequentialCell"))
+                setattr(self, str(k), check_type(cell, Cell, "cell", "SequentialCell"))
 
     def __getitem__(self, index):
         items = list(self._cells.items())
@@ -103,7 +97,7 @@ class SequentialCell(Cell):
 
     def __setitem__(self, index, cell):
         name = list(self._cells)[index]
-        setattr(self, name, _check_cell(cell, "SequentialCell"))
+        setattr(self, name, check_type(cell, Cell, "cell", "SequentialCell"))
 
     def __delitem__(self, index):
         names = list(self._cells)
@@ -125,12 +119,12 @@ class SequentialCell(Cell):
 
     def append(self, cell):
         """Add `cell` at the end (named by its position)."""
-        setattr(self, str(len(self._cells)), _check_cell(cell, "SequentialCell"))
+        setattr(self, str(len(self._cells)), check_type(cell, Cell, "cell", "SequentialCell"))
         return self
 
     def insert(self, index, cell):
         cells = list(self._cells.values())
-        cells.insert(index, _check_cell(cell, "SequentialCell"))
+        cells.insert(index, check_type(cell, Cell, "cell", "SequentialCell"))
         for name in list(self._cells):
             del self.__dict__[name]
         self._cells.clear()
@@ -145,6 +139,8 @@ class SequentialCell(Cell):
 
 class CellList(_IndexedCells):
     """A list of Cells (numbered by position) that registers them; it has no construct."""
+
+    _vmap_per_cell = True  # `vmap` runs its cells, one per slice of the mapped axis
 
     def __init__(self, *args, **kwargs):
         cells = args[0] if args else kwargs.get("cells", ())
@@ -173,9 +169,8 @@ class CellDict(Cell):
         return self._cells[key]
 
     def __setitem__(self, key, cell):
-        if not isinstance(key, str):
-            raise TypeError(f"For 'CellDict', keys must be str, got {type(key).__name__}")
-        setattr(self, key, _check_cell(cell, "CellDict"))
+        check_type(key, str, "key", "CellDict")
+        setattr(self, key, check_type(cell, Cell, "cell", "CellDict"))
 
     def __delitem__(self, key):
         delattr(self, key)

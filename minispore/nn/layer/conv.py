@@ -3,6 +3,7 @@ first)."""
 import math
 
 from ..._autodiff.tape import apply
+from ..._validator import check_bool, check_int, check_one_of, check_positive_int
 from ...common import dtype as mstype
 from ...common.initializer import HeUniform, Uniform, initializer
 from ...common.parameter import Parameter
@@ -11,7 +12,7 @@ from ...ops.operations import array_ops as A
 from ...ops.operations import conv_ops as C
 from ...ops.operations.math_ops import _matmul_operands
 from ..cell import Cell
-from .basic import cast_params, check_positive_int
+from .basic import cast_params
 
 __all__ = ["Conv1d", "Conv2d", "Conv3d", "Conv2dTranspose", "Conv3dTranspose"]
 
@@ -55,9 +56,7 @@ class _Conv(Cell):
         if in_channels % group or out_channels % group:
             raise ValueError(f"For '{cls}', in_channels ({in_channels}) and out_channels "
                              f"({out_channels}) must divide by group ({group})")
-        if pad_mode not in _PAD_MODES:
-            raise ValueError(f"For '{cls}', 'pad_mode' must be one of {_PAD_MODES}, but got "
-                             f"{pad_mode!r}")
+        check_one_of(pad_mode, _PAD_MODES, "pad_mode", cls)
         if pad_mode != "pad" and padding not in (0, (0, 0), (0, 0, 0, 0), (0,) * 6):
             raise ValueError(f"For '{cls}', 'padding' must be 0 when pad_mode is "
                              f"'{pad_mode}' (use pad_mode='pad'), but got {padding!r}")
@@ -65,7 +64,8 @@ class _Conv(Cell):
         for name, v in (("kernel_size", kernel_size), ("stride", stride), ("dilation", dilation)):
             if min(v) < 1:
                 raise ValueError(f"For '{cls}', '{name}' must be positive, but got {v}")
-        self.pad_mode, self.padding, self.has_bias = pad_mode, padding, bool(has_bias)
+        self.pad_mode, self.padding = pad_mode, padding
+        self.has_bias = check_bool(has_bias, "has_bias", cls)
         self.format = "NCDHW" if len(kernel_size) == 3 else "NCHW"
         self.weight_init = HeUniform(math.sqrt(5)) if weight_init is None else weight_init
         # the weight is (out, in/group, k...), or (in, out/group, k...) when transposed
@@ -129,9 +129,8 @@ class Conv1d(_Conv):
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, pad_mode="same",
                  padding=0, dilation=1, group=1, has_bias=False, weight_init=None, bias_init=None,
                  dtype=mstype.float32):
-        for name, v in (("kernel_size", kernel_size), ("stride", stride), ("dilation", dilation)):
-            if isinstance(v, bool) or not isinstance(v, int):
-                raise TypeError(f"For 'Conv1d', '{name}' must be an int, but got {v!r}")
+        kernel_size, stride, dilation = (check_int(v, name, "Conv1d") for v, name in (
+            (kernel_size, "kernel_size"), (stride, "stride"), (dilation, "dilation")))
         if isinstance(padding, int):
             pad4 = (0, 0, padding, padding)
         elif isinstance(padding, (tuple, list)) and len(padding) == 2:

@@ -1,6 +1,7 @@
 """Embedding: a lookup table of trainable rows."""
 import numpy as np
 
+from ..._validator import check_bool, check_int_range, check_positive_int
 from ...common import dtype as mstype
 from ...common.initializer import initializer
 from ...common.parameter import Parameter
@@ -9,7 +10,6 @@ from ...ops.function import layer_func as LF
 from ...ops.function.math_func import matmul
 from ...ops.function.nn_func import one_hot
 from ..cell import Cell
-from .basic import check_positive_int
 
 __all__ = ["Embedding"]
 
@@ -29,13 +29,11 @@ class Embedding(Cell):
         super().__init__()
         self.vocab_size = check_positive_int(vocab_size, "vocab_size", "Embedding")
         self.embedding_size = check_positive_int(embedding_size, "embedding_size", "Embedding")
-        self.use_one_hot, self.dtype = use_one_hot, dtype
+        self.use_one_hot = check_bool(use_one_hot, "use_one_hot", "Embedding")
+        self.dtype = dtype
         if padding_idx is not None:
-            if isinstance(padding_idx, bool) or not isinstance(padding_idx, int) or \
-                    not -vocab_size <= padding_idx < vocab_size:
-                raise ValueError(f"For 'Embedding', 'padding_idx' must be an int in "
-                                 f"[{-vocab_size}, {vocab_size}), but got {padding_idx!r}")
-            padding_idx %= vocab_size
+            padding_idx = check_int_range(padding_idx, "padding_idx", "Embedding", -vocab_size,
+                                          vocab_size, high_inclusive=False) % vocab_size
         self.padding_idx = padding_idx
         table = initializer(embedding_table, (vocab_size, embedding_size), mstype.float32)
         if padding_idx is not None:

@@ -2,6 +2,8 @@
 import numpy as np
 
 from ..._autodiff.tape import apply
+from ..._validator import (check_bool, check_float_range, check_one_of, check_positive_float,
+                           check_positive_int, check_type)
 from ...common import dtype as mstype
 from ...common.initializer import initializer
 from ...common.parameter import Parameter
@@ -10,7 +12,7 @@ from ...ops.operations import array_ops as A
 from ...ops.operations import math_ops as M
 from ...ops.operations import norm_ops as Nn
 from ..cell import Cell
-from .basic import cast_params, check_positive_int
+from .basic import cast_params
 
 __all__ = ["BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm", "InstanceNorm1d",
            "InstanceNorm2d"]
@@ -23,6 +25,19 @@ def _momentum_write(param, batch, momentum):
     param._write(new)
 
 
+def _norm_params(cell, num_features, affine, gamma_init, beta_init, mean_init, var_init, dtype):
+    """The moving statistics (`mean`, `variance`) and the affine parameters (`gamma`, `beta`,
+    trainable when `affine`) of a per-channel norm layer, set on `cell`."""
+    shape = (num_features,)
+    cell.moving_mean = Parameter(initializer(mean_init, shape, dtype), name="mean",
+                                 requires_grad=False)
+    cell.moving_variance = Parameter(initializer(var_init, shape, dtype), name="variance",
+                                     requires_grad=False)
+    cell.gamma = Parameter(initializer(gamma_init, shape, dtype), name="gamma",
+                           requires_grad=affine)
+    cell.beta = Parameter(initializer(beta_init, shape, dtype), name="beta", requires_grad=affine)
+
+
 class _BatchNorm(Cell):
     _ranks = ()
 
@@ -32,25 +47,14 @@ class _BatchNorm(Cell):
         super().__init__()
         cls = type(self).__name__
         self.num_features = check_positive_int(num_features, "num_features", cls)
-        if not 0.0 <= momentum <= 1.0:
-            raise ValueError(f"For '{cls}', 'momentum' must be in [0, 1], but got {momentum}")
-        if eps <= 0:
-            raise ValueError(f"For '{cls}', 'eps' must be positive, but got {eps}")
-        if use_batch_statistics not in (None, True, False):
-            raise ValueError(f"For '{cls}', 'use_batch_statistics' must be None, True or False")
-        if data_format != "NCHW":
-            raise ValueError(f"For '{cls}', only data_format='NCHW' is supported")
-        self.eps, self.momentum = float(eps), float(momentum)
+        self.momentum = check_float_range(momentum, "momentum", cls, 0.0, 1.0)
+        self.eps = check_positive_float(eps, "eps", cls)
+        if use_batch_statistics is not None:
+            check_bool(use_batch_statistics, "use_batch_statistics", cls)
+        check_one_of(data_format, ("NCHW",), "data_format", cls)
         self.affine, self.use_batch_statistics = affine, use_batch_statistics
-        shape = (num_features,)
-        self.moving_mean = Parameter(initializer(moving_mean_init, shape, dtype), name="mean",
-                                     requires_grad=False)
-        self.moving_variance = Parameter(initializer(moving_var_init, shape, dtype),
-                                         name="variance", requires_grad=False)
-        self.gamma = Parameter(initializer(gamma_init, shape, dtype), name="gamma",
-                               requires_grad=affine)
-        self.beta = Parameter(initializer(beta_init, shape, dtype), name="beta",
-                              requires_grad=affine)
+        _norm_params(self, num_features, affine, gamma_init, beta_init, moving_mean_init,
+                     moving_var_init, dtype)
 
     def construct(self, x):
         cls = type(self).__name__
@@ -103,10 +107,8 @@ class LayerNorm(Cell):
     def __init__(self, normalized_shape, begin_norm_axis=-1, begin_params_axis=-1,
                  gamma_init="ones", beta_init="zeros", epsilon=1e-7, dtype=mstype.float32):
         super().__init__()
-        if not isinstance(normalized_shape, (tuple, list)):
-            raise TypeError(f"For 'LayerNorm', 'normalized_shape' must be a tuple or list, but "
-                            f"got {type(normalized_shape).__name__}")
-        self.normalized_shape = tuple(normalized_shape)
+        self.normalized_shape = tuple(check_type(normalized_shape, (tuple, list),
+                                                 "normalized_shape", "LayerNorm"))
         self.begin_norm_axis, self.begin_params_axis = begin_norm_axis, begin_params_axis
         self.epsilon = float(epsilon)
         self.gamma = Parameter(initializer(gamma_init, self.normalized_shape, dtype),
@@ -161,16 +163,10 @@ class _InstanceNorm(Cell):
         super().__init__()
         cls = type(self).__name__
         self.num_features = check_positive_int(num_features, "num_features", cls)
-        self.eps, self.momentum, self.affine = float(eps), float(momentum), affine
-        shape = (num_features,)
-        self.moving_mean = Parameter(initializer("zeros", shape, dtype), name="mean",
-                                     requires_grad=False)
-        self.moving_variance = Parameter(initializer("ones", shape, dtype), name="variance",
-                                         requires_grad=False)
-        self.gamma = Parameter(initializer(gamma_init, shape, dtype), name="gamma",
-                               requires_grad=affine)
-        self.beta = Parameter(initializer(beta_init, shape, dtype), name="beta",
-                              requires_grad=affine)
+        self.eps = check_positive_float(eps, "eps", cls)
+        self.momentum = check_float_range(momentum, "momentum", cls, 0.0, 1.0)
+        self.affine = affine
+        _norm_params(self, num_features, affine, gamma_init, beta_init, "zeros", "ones", dtype)
 
     def construct(self, x):
         cls = type(self).__name__

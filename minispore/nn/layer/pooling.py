@@ -1,5 +1,6 @@
 """Pooling layers: MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d, AdaptiveMaxPool2d."""
 from ..._autodiff.tape import apply
+from ..._validator import check_bool, check_one_of, check_type
 from ...ops.function import layer_func as LF
 from ...ops.operations import array_ops as A
 from ...ops.operations import conv_ops as C
@@ -11,11 +12,8 @@ __all__ = ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1
 
 
 def _pad_mode(pad_mode, cls):
-    mode = pad_mode.upper() if isinstance(pad_mode, str) else pad_mode
-    if mode not in ("VALID", "SAME", "PAD"):
-        raise ValueError(f"For '{cls}', 'pad_mode' must be 'valid', 'same' or 'pad', but got "
-                         f"{pad_mode!r}")
-    return mode
+    check_type(pad_mode, str, "pad_mode", cls)
+    return check_one_of(pad_mode.lower(), ("valid", "same", "pad"), "pad_mode", cls).upper()
 
 
 def _pool_pad(mode, padding, h, w, k, s, d, cls):
@@ -54,7 +52,8 @@ class _Pool2d(Cell):
         if self.pad_mode != "PAD" and padding not in (0, (0, 0), (0, 0, 0, 0)):
             raise ValueError(f"For '{cls}', 'padding' must be 0 unless pad_mode is 'pad', but got "
                              f"{padding!r}")
-        self.padding, self.ceil_mode = padding, ceil_mode
+        self.padding = padding
+        self.ceil_mode = check_bool(ceil_mode, "ceil_mode", cls)
         self._cls = cls
 
     def _pads(self, x):

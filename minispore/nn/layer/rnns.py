@@ -8,6 +8,8 @@ import math
 
 import numpy as np
 
+from ..._validator import (check_bool, check_float_range, check_one_of, check_positive_int,
+                           check_type)
 from ...common import dtype as mstype
 from ...common.initializer import Uniform, initializer
 from ...common.parameter import Parameter, ParameterTuple
@@ -17,8 +19,8 @@ from ...ops.function import layer_func as LF
 from ...ops.function import math_func as MF
 from ...ops.function import nn_func as NF
 from ...ops.operations import math_ops as M
-from .._arg_checks import check_bool, check_float_range, check_positive_int
 from ..cell import Cell
+from .basic import float_input
 
 __all__ = ["RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell"]
 
@@ -65,23 +67,24 @@ _MODES = {
 }
 
 
+_NONLINEARITIES = {"tanh": "RNN_TANH", "relu": "RNN_RELU"}
+
+
+def _elman_mode(nonlinearity, cls):
+    """The `_MODES` key of an Elman RNN with this `nonlinearity`."""
+    return _NONLINEARITIES[check_one_of(nonlinearity, tuple(_NONLINEARITIES), "nonlinearity",
+                                        cls)]
+
+
 def _as_dtype(t, dt):
     return t if t is None or t.dtype == dt else M.cast(t, dt)
 
 
 def _check_state(value, name, shape, cls):
-    if not isinstance(value, Tensor):
-        raise TypeError(f"For '{cls}', '{name}' must be a Tensor, but got {type(value).__name__}")
+    check_type(value, Tensor, name, cls)
     if tuple(value.shape) != shape:
         raise ValueError(f"For '{cls}', '{name}' must have shape {shape}, but got "
                          f"{tuple(value.shape)}")
-
-
-def _float_input(x, name, cls):
-    if not isinstance(x, Tensor):
-        raise TypeError(f"For '{cls}', '{name}' must be a Tensor, but got {type(x).__name__}")
-    if x._data.dtype.kind != "f":
-        raise TypeError(f"For '{cls}', '{name}' must be a float Tensor, but got {x.dtype}")
 
 
 # ---- sequence layers -----------------------------------------------------------------------------
@@ -129,7 +132,7 @@ class _RNNBase(Cell):
 
     def _check_inputs(self, x, hx, seq_length):
         cls = type(self).__name__
-        _float_input(x, "x", cls)
+        float_input(x, "x", cls)
         layout = "(batch_size, seq_len, " if self.batch_first else "(seq_len, batch_size, "
         if x.ndim != 3 or x.shape[2] != self.input_size or 0 in x.shape:
             raise ValueError(f"For '{cls}', 'x' must have shape {layout}input_size="
@@ -276,12 +279,8 @@ class RNN(_RNNBase):
 
     def __init__(self, input_size, hidden_size, num_layers=1, has_bias=True, batch_first=False,
                  dropout=0.0, bidirectional=False, dtype=mstype.float32, *, nonlinearity="tanh"):
-        modes = {"tanh": "RNN_TANH", "relu": "RNN_RELU"}
-        if nonlinearity not in modes:
-            raise ValueError(f"For 'RNN', the 'nonlinearity' must be in ['tanh', 'relu'], but "
-                             f"got {nonlinearity!r}")
-        super().__init__(modes[nonlinearity], input_size, hidden_size, num_layers, has_bias,
-                         batch_first, dropout, bidirectional, dtype)
+        super().__init__(_elman_mode(nonlinearity, "RNN"), input_size, hidden_size, num_layers,
+                         has_bias, batch_first, dropout, bidirectional, dtype)
 
 
 class LSTM(_RNNBase):
@@ -348,7 +347,7 @@ class _RNNCellBase(Cell):
 
     def _check(self, x, states):
         cls = type(self).__name__
-        _float_input(x, "x", cls)
+        float_input(x, "x", cls)
         if x.ndim != 2 or x.shape[1] != self.input_size:
             raise ValueError(f"For '{cls}', 'x' must have shape (batch_size, input_size="
                              f"{self.input_size}), but got {tuple(x.shape)}")
@@ -380,11 +379,8 @@ class RNNCell(_RNNCellBase):
 
     def __init__(self, input_size, hidden_size, has_bias=True, nonlinearity="tanh",
                  dtype=mstype.float32):
-        modes = {"tanh": "RNN_TANH", "relu": "RNN_RELU"}
-        if nonlinearity not in modes:
-            raise ValueError(f"For 'RNNCell', the 'nonlinearity' must be in ['tanh', 'relu'], "
-                             f"but got {nonlinearity!r}")
-        super().__init__(modes[nonlinearity], input_size, hidden_size, has_bias, dtype)
+        super().__init__(_elman_mode(nonlinearity, "RNNCell"), input_size, hidden_size, has_bias,
+                         dtype)
         self.nonlinearity = nonlinearity
 
     def construct(self, x, hx):

@@ -5,6 +5,8 @@ import math
 
 import numpy as np
 
+from ..._validator import (check_bool, check_callable, check_float_range, check_one_of,
+                           check_positive_int, check_type)
 from ...common import dtype as mstype
 from ...common.initializer import HeUniform, Uniform, XavierNormal, XavierUniform, initializer
 from ...common.parameter import Parameter
@@ -14,21 +16,13 @@ from ...ops.function import layer_func as LF
 from ...ops.function import math_func as MF
 from ...ops.function import nn_func as NF
 from ...ops.operations import math_ops as M
-from .._arg_checks import check_bool, check_float_range, check_positive_int
 from ..cell import Cell
-from .basic import Dense, Dropout, cast_params
+from .basic import Dense, Dropout, cast_params, float_input
 from .container import CellList
 from .normalization import LayerNorm
 
 __all__ = ["MultiheadAttention", "TransformerEncoderLayer", "TransformerDecoderLayer",
            "TransformerEncoder", "TransformerDecoder", "Transformer"]
-
-
-def _check_tensor(x, name, cls, float_only=True):
-    if not isinstance(x, Tensor):
-        raise TypeError(f"For '{cls}', '{name}' must be a Tensor, but got {type(x).__name__}")
-    if float_only and x._data.dtype.kind != "f":
-        raise TypeError(f"For '{cls}', '{name}' must be a float Tensor, but got {x.dtype}")
 
 
 class _AdditiveMask:
@@ -172,7 +166,7 @@ class MultiheadAttention(Cell):
     def _check_inputs(self, query, key, value):
         cls = "MultiheadAttention"
         for name, t in (("query", query), ("key", key), ("value", value)):
-            _check_tensor(t, name, cls)
+            float_input(t, name, cls)
         if query.ndim not in (2, 3) or key.ndim != query.ndim or value.ndim != query.ndim:
             raise ValueError(f"For '{cls}', 'query', 'key' and 'value' must all be 3-D (batched) "
                              f"or all 2-D (unbatched), but got shapes {tuple(query.shape)}, "
@@ -257,7 +251,7 @@ class MultiheadAttention(Cell):
 
     def _attn_mask_shape(self, attn_mask, batch, tgt_len, src_len):
         cls = "MultiheadAttention"
-        _check_tensor(attn_mask, "attn_mask", cls, float_only=False)
+        check_type(attn_mask, Tensor, "attn_mask", cls)
         if attn_mask.dtype not in (mstype.bool_, mstype.uint8) and \
                 attn_mask._data.dtype.kind != "f":
             raise TypeError(f"For '{cls}', 'attn_mask' must be a bool, uint8 or float Tensor, "
@@ -273,7 +267,7 @@ class MultiheadAttention(Cell):
 
     def _padding_mask_shape(self, key_padding_mask, batched, batch, src_len):
         cls = "MultiheadAttention"
-        _check_tensor(key_padding_mask, "key_padding_mask", cls, float_only=False)
+        check_type(key_padding_mask, Tensor, "key_padding_mask", cls)
         if key_padding_mask.dtype != mstype.bool_ and key_padding_mask._data.dtype.kind != "f":
             raise TypeError(f"For '{cls}', 'key_padding_mask' must be a bool or float Tensor, "
                             f"but got {key_padding_mask.dtype}")
@@ -297,16 +291,9 @@ class MultiheadAttention(Cell):
 def _activation(activation, cls):
     """'relu' / 'gelu' (exact, as `ops.gelu`) or any Cell or callable."""
     if isinstance(activation, str):
-        if activation == "relu":
-            return NF.relu
-        if activation == "gelu":
-            return NF.gelu
-        raise ValueError(f"For '{cls}', 'activation' must be 'relu' or 'gelu', but got "
-                         f"{activation!r}")
-    if not callable(activation):
-        raise TypeError(f"For '{cls}', 'activation' must be a str, a Cell or a callable, but got "
-                        f"{type(activation).__name__}")
-    return activation
+        check_one_of(activation, ("relu", "gelu"), "activation", cls)
+        return NF.relu if activation == "relu" else NF.gelu
+    return check_callable(activation, "activation", cls)
 
 
 class _TransformerLayerBase(Cell):
@@ -339,7 +326,7 @@ class _TransformerLayerBase(Cell):
         return dropout(out)
 
     def _check_features(self, x, name):
-        _check_tensor(x, name, type(self).__name__)
+        float_input(x, name, type(self).__name__)
         if x.ndim not in (2, 3) or x.shape[-1] != self.d_model:
             raise ValueError(f"For '{type(self).__name__}', '{name}' must be 2-D or 3-D with "
                              f"d_model={self.d_model} features on the last axis, but got shape "
@@ -442,10 +429,8 @@ class TransformerDecoderLayer(_TransformerLayerBase):
         return x
 
 
-def _stack_copies(layer, num_layers, expected, cls):
-    if not isinstance(layer, expected):
-        raise TypeError(f"For '{cls}', the layer must be a {expected.__name__}, but got "
-                        f"{type(layer).__name__}")
+def _stack_copies(layer, arg, num_layers, expected, cls):
+    check_type(layer, expected, arg, cls)
     check_positive_int(num_layers, "num_layers", cls)
     return CellList([copy.deepcopy(layer) for _ in range(num_layers)])
 
@@ -460,8 +445,8 @@ class TransformerEncoder(Cell):
 
     def __init__(self, encoder_layer, num_layers, norm=None):
         super().__init__()
-        self.layers = _stack_copies(encoder_layer, num_layers, TransformerEncoderLayer,
-                                    "TransformerEncoder")
+        self.layers = _stack_copies(encoder_layer, "encoder_layer", num_layers,
+                                    TransformerEncoderLayer, "TransformerEncoder")
         self.num_layers = num_layers
         self.norm = norm
 
@@ -481,8 +466,8 @@ class TransformerDecoder(Cell):
 
     def __init__(self, decoder_layer, num_layers, norm=None):
         super().__init__()
-        self.layers = _stack_copies(decoder_layer, num_layers, TransformerDecoderLayer,
-                                    "TransformerDecoder")
+        self.layers = _stack_copies(decoder_layer, "decoder_layer", num_layers,
+                                    TransformerDecoderLayer, "TransformerDecoder")
         self.num_layers = num_layers
         self.norm = norm
 
@@ -513,22 +498,16 @@ class Transformer(Cell):
                  custom_decoder=None, layer_norm_eps=1e-5, batch_first=False, norm_first=False,
                  dtype=mstype.float32):
         super().__init__()
-        if custom_encoder is not None:
-            self.encoder = custom_encoder
-        else:
-            layer = TransformerEncoderLayer(d_model, nhead, dim_feedforward, dropout, activation,
-                                            layer_norm_eps, batch_first, norm_first, dtype)
-            self.encoder = TransformerEncoder(
-                layer, num_encoder_layers,
-                LayerNorm((d_model,), epsilon=layer_norm_eps, dtype=dtype))
-        if custom_decoder is not None:
-            self.decoder = custom_decoder
-        else:
-            layer = TransformerDecoderLayer(d_model, nhead, dim_feedforward, dropout, activation,
-                                            layer_norm_eps, batch_first, norm_first, dtype)
-            self.decoder = TransformerDecoder(
-                layer, num_decoder_layers,
-                LayerNorm((d_model,), epsilon=layer_norm_eps, dtype=dtype))
+        layer_args = (d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
+                      batch_first, norm_first, dtype)
+        for name, custom, stack, layer, num_layers in (
+                ("encoder", custom_encoder, TransformerEncoder, TransformerEncoderLayer,
+                 num_encoder_layers),
+                ("decoder", custom_decoder, TransformerDecoder, TransformerDecoderLayer,
+                 num_decoder_layers)):
+            setattr(self, name, custom if custom is not None else stack(
+                layer(*layer_args), num_layers,
+                LayerNorm((d_model,), epsilon=layer_norm_eps, dtype=dtype)))
         for p in self.get_parameters():
             if p.ndim > 1:
                 p.set_data(initializer(XavierUniform(), p.shape, p.dtype))
@@ -539,8 +518,8 @@ class Transformer(Cell):
     def construct(self, src, tgt, src_mask=None, tgt_mask=None, memory_mask=None,
                   src_key_padding_mask=None, tgt_key_padding_mask=None,
                   memory_key_padding_mask=None):
-        _check_tensor(src, "src", "Transformer")
-        _check_tensor(tgt, "tgt", "Transformer")
+        float_input(src, "src", "Transformer")
+        float_input(tgt, "tgt", "Transformer")
         if src.shape[-1] != self.d_model or tgt.shape[-1] != self.d_model:
             raise ValueError(f"For 'Transformer', 'src' and 'tgt' must have d_model="
                              f"{self.d_model} features, but got shapes {tuple(src.shape)} and "

@@ -2,6 +2,9 @@
 the functional losses of `ops`, with MindSpore 2.10's signatures and defaults."""
 import numpy as np
 
+from ..._validator import (check_bool, check_callable, check_float, check_float_range, check_int,
+                           check_non_negative_float, check_non_negative_int, check_one_of,
+                           check_positive_float, check_reduction, check_type)
 from ...common.tensor import Tensor
 from ...ops import operations as P
 from ...ops.function import loss_func as LF
@@ -22,21 +25,8 @@ __all__ = [
 ]
 
 
-def _check_reduction(owner, reduction, allowed=("mean", "sum", "none")):
-    if reduction not in allowed:
-        raise ValueError(f"For '{owner}', 'reduction' must be one of {list(allowed)}, but got "
-                         f"{reduction!r}")
-
-
-def _check_tensor(owner, name, value):
-    if not isinstance(value, Tensor):
-        raise TypeError(f"For '{owner}', '{name}' must be a Tensor, but got "
-                        f"{type(value).__name__}")
-    return value
-
-
 def _optional_tensor(owner, name, value):
-    return value if value is None else _check_tensor(owner, name, value)
+    return check_type(value, (Tensor, type(None)), name, owner, "a Tensor or None")
 
 
 class LossBase(Cell):
@@ -49,8 +39,7 @@ class LossBase(Cell):
 
     def __init__(self, reduction="mean"):
         super().__init__()
-        _check_reduction(type(self).__name__, reduction)
-        self.reduction = reduction
+        self.reduction = check_reduction(reduction, type(self).__name__)
         # MindSpore's LossBase attributes, which subclasses in user code rely on.
         self.average = reduction == "mean"
         self.reduce = reduction != "none"
@@ -95,14 +84,9 @@ class CrossEntropyLoss(LossBase):
         super().__init__(reduction)
         owner = type(self).__name__
         self.weight = _optional_tensor(owner, "weight", weight)
-        if isinstance(ignore_index, bool) or not isinstance(ignore_index, (int, np.integer)):
-            raise TypeError(f"For '{owner}', 'ignore_index' must be an int, but got "
-                            f"{type(ignore_index).__name__}")
-        if not 0.0 <= label_smoothing <= 1.0:
-            raise ValueError(f"For '{owner}', 'label_smoothing' must be in [0, 1], but got "
-                             f"{label_smoothing}")
-        self.ignore_index = int(ignore_index)
-        self.label_smoothing = float(label_smoothing)
+        self.ignore_index = check_int(ignore_index, "ignore_index", owner)
+        self.label_smoothing = check_float_range(label_smoothing, "label_smoothing", owner, 0.0,
+                                                 1.0)
 
     def construct(self, logits, labels):
         return NF.cross_entropy(logits, labels, self.weight, self.ignore_index, self.reduction,
@@ -124,15 +108,12 @@ class SoftmaxCrossEntropyWithLogits(LossBase):
 
     def __init__(self, sparse=False, reduction="none"):
         super().__init__(reduction)
-        if not isinstance(sparse, bool):
-            raise TypeError(f"For '{type(self).__name__}', 'sparse' must be a bool, but got "
-                            f"{type(sparse).__name__}")
-        self.sparse = sparse
+        self.sparse = check_bool(sparse, "sparse", type(self).__name__)
 
     def construct(self, logits, labels):
         owner = type(self).__name__
-        _check_tensor(owner, "logits", logits)
-        _check_tensor(owner, "labels", labels)
+        check_type(logits, Tensor, "logits", owner)
+        check_type(labels, Tensor, "labels", owner)
         if logits.ndim == 0:
             raise ValueError(f"For '{owner}', 'logits' must have a class axis, but got a 0-d "
                              "Tensor")
@@ -242,9 +223,7 @@ class FocalLoss(LossBase):
     def __init__(self, weight=None, gamma=2.0, reduction="mean"):
         super().__init__(reduction)
         owner = type(self).__name__
-        if not isinstance(gamma, float):
-            raise TypeError(f"For '{owner}', 'gamma' must be a float, but got "
-                            f"{type(gamma).__name__}")
+        check_float(gamma, "gamma", owner, allow_int=False)
         self.weight = _optional_tensor(owner, "weight", weight)
         if weight is not None and weight.ndim != 1:
             raise ValueError(f"For '{owner}', 'weight' must be 1-D, but got shape {weight.shape}")
@@ -252,8 +231,8 @@ class FocalLoss(LossBase):
 
     def construct(self, logits, labels):
         owner = type(self).__name__
-        _check_tensor(owner, "logits", logits)
-        _check_tensor(owner, "labels", labels)
+        check_type(logits, Tensor, "logits", owner)
+        check_type(labels, Tensor, "labels", owner)
         if not 2 <= logits.ndim <= 4 or labels.ndim != logits.ndim:
             raise ValueError(f"For '{owner}', 'logits' and 'labels' must have the same rank in "
                              f"[2, 4], but got shapes {logits.shape} and {labels.shape}")
@@ -296,15 +275,12 @@ class DiceLoss(LossBase):
 
     def __init__(self, smooth=1e-5):
         super().__init__()
-        if isinstance(smooth, bool) or not isinstance(smooth, (int, float)) or smooth <= 0:
-            raise ValueError(f"For '{type(self).__name__}', 'smooth' must be a positive float, "
-                             f"but got {smooth!r}")
-        self.smooth = float(smooth)
+        self.smooth = check_positive_float(smooth, "smooth", type(self).__name__)
 
     def construct(self, logits, label):
         owner = type(self).__name__
-        _check_tensor(owner, "logits", logits)
-        _check_tensor(owner, "label", label)
+        check_type(logits, Tensor, "logits", owner)
+        check_type(label, Tensor, "label", owner)
         if logits.shape != label.shape:
             raise ValueError(f"For '{owner}', 'logits' and 'label' must have the same shape, but "
                              f"got {logits.shape} and {label.shape}")
@@ -327,9 +303,7 @@ class MultiMarginLoss(LossBase):
 
     def __init__(self, p=1, margin=1.0, reduction="mean", weight=None):
         super().__init__(reduction)
-        if p not in (1, 2) or isinstance(p, bool):
-            raise ValueError(f"For '{type(self).__name__}', 'p' must be 1 or 2, but got {p!r}")
-        self.p = p
+        self.p = check_one_of(p, (1, 2), "p", type(self).__name__)
         self.margin = margin
         self.weight = _optional_tensor(type(self).__name__, "weight", weight)
 
@@ -398,10 +372,7 @@ class SmoothL1Loss(LossBase):
 
     def __init__(self, beta=1.0, reduction="none"):
         super().__init__(reduction)
-        if isinstance(beta, bool) or not isinstance(beta, (int, float)) or beta < 0:
-            raise ValueError(f"For '{type(self).__name__}', 'beta' must be a non-negative "
-                             f"number, but got {beta!r}")
-        self.beta = beta
+        self.beta = check_non_negative_float(beta, "beta", type(self).__name__)
 
     def construct(self, logits, labels):
         return NF.smooth_l1_loss(logits, labels, self.beta, self.reduction)
@@ -417,10 +388,7 @@ class HuberLoss(LossBase):
 
     def __init__(self, reduction="mean", delta=1.0):
         super().__init__(reduction)
-        if isinstance(delta, bool) or not isinstance(delta, (int, float)) or delta <= 0:
-            raise ValueError(f"For '{type(self).__name__}', 'delta' must be a positive number, "
-                             f"but got {delta!r}")
-        self.delta = delta
+        self.delta = check_positive_float(delta, "delta", type(self).__name__)
 
     def construct(self, logits, labels):
         return NF.huber_loss(logits, labels, self.reduction, self.delta)
@@ -435,8 +403,8 @@ class KLDivLoss(LossBase):
 
     def __init__(self, reduction="mean"):
         super().__init__()
-        _check_reduction(type(self).__name__, reduction, ("mean", "batchmean", "sum", "none"))
-        self.reduction = reduction
+        self.reduction = check_reduction(reduction, type(self).__name__,
+                                         ("mean", "batchmean", "sum", "none"))
         self.average = reduction in ("mean", "batchmean")
         self.reduce = reduction != "none"
 
@@ -455,11 +423,8 @@ class GaussianNLLLoss(LossBase):
 
     def __init__(self, *, full=False, eps=1e-06, reduction="mean"):
         super().__init__(reduction)
-        if eps <= 0:
-            raise ValueError(f"For '{type(self).__name__}', 'eps' must be positive, but got "
-                             f"{eps}")
-        self.full = full
-        self.eps = eps
+        self.full = check_bool(full, "full", type(self).__name__)
+        self.eps = check_positive_float(eps, "eps", type(self).__name__)
 
     def construct(self, logits, labels, var):
         return NF.gaussian_nll_loss(logits, labels, var, self.full, self.eps, self.reduction)
@@ -479,12 +444,7 @@ class CosineEmbeddingLoss(LossBase):
     def __init__(self, margin=0.0, reduction="mean"):
         super().__init__(reduction)
         owner = type(self).__name__
-        if not isinstance(margin, float):
-            raise TypeError(f"For '{owner}', 'margin' must be a float, but got "
-                            f"{type(margin).__name__}")
-        if not -1.0 <= margin <= 1.0:
-            raise ValueError(f"For '{owner}', 'margin' must be in [-1, 1], but got {margin}")
-        self.margin = margin
+        self.margin = check_float_range(margin, "margin", owner, -1.0, 1.0, allow_int=False)
 
     def construct(self, logits_x1, logits_x2, labels):
         return NF.cosine_embedding_loss(logits_x1, logits_x2, labels, self.margin, self.reduction)
@@ -581,21 +541,13 @@ class CTCLoss(LossBase):
     def __init__(self, blank=0, reduction="mean", zero_infinity=False):
         super().__init__(reduction)
         owner = type(self).__name__
-        if isinstance(blank, bool) or not isinstance(blank, (int, np.integer)):
-            raise TypeError(f"For '{owner}', 'blank' must be an int, but got "
-                            f"{type(blank).__name__}")
-        if blank < 0:
-            raise ValueError(f"For '{owner}', 'blank' must be non-negative, but got {blank}")
-        if not isinstance(zero_infinity, bool):
-            raise TypeError(f"For '{owner}', 'zero_infinity' must be a bool, but got "
-                            f"{type(zero_infinity).__name__}")
-        self.blank = int(blank)
-        self.zero_infinity = zero_infinity
+        self.blank = check_non_negative_int(blank, "blank", owner)
+        self.zero_infinity = check_bool(zero_infinity, "zero_infinity", owner)
 
     def construct(self, log_probs, targets, input_lengths, target_lengths):
         owner = type(self).__name__
-        _check_tensor(owner, "log_probs", log_probs)
-        _check_tensor(owner, "targets", targets)
+        check_type(log_probs, Tensor, "log_probs", owner)
+        check_type(targets, Tensor, "targets", owner)
         if log_probs.ndim == 2:
             if targets.ndim not in (1, 2) or (targets.ndim == 2 and targets.shape[0] != 1):
                 raise ValueError(f"For '{owner}', with 2-D log_probs (T, C) the targets must be "
@@ -634,26 +586,22 @@ class MultiClassDiceLoss(LossBase):
         if weights is not None and weights.ndim != 2:
             raise ValueError(f"For '{owner}', 'weights' must be 2-D (C, D), but got shape "
                              f"{weights.shape}")
-        if ignore_indiex is not None and (isinstance(ignore_indiex, bool)
-                                          or not isinstance(ignore_indiex, (int, np.integer))):
-            raise TypeError(f"For '{owner}', 'ignore_indiex' must be an int or None, but got "
-                            f"{type(ignore_indiex).__name__}")
+        if ignore_indiex is not None:
+            check_int(ignore_indiex, "ignore_indiex", owner)
         if isinstance(activation, str):
-            if activation not in self._ACTIVATIONS:
-                raise ValueError(f"For '{owner}', 'activation' must be one of "
-                                 f"{list(self._ACTIVATIONS)}, but got {activation!r}")
-            activation = get_activation(activation)
-        elif activation is not None and not isinstance(activation, Cell):
-            raise TypeError(f"For '{owner}', 'activation' must be a str, a Cell or None, but "
-                            f"got {type(activation).__name__}")
+            activation = get_activation(check_one_of(activation, self._ACTIVATIONS,
+                                                     "activation", owner))
+        else:
+            check_type(activation, (Cell, type(None)), "activation", owner,
+                       "a str, a Cell or None")
         self.ignore_indiex = ignore_indiex
         self.activation = activation
         self.binarydiceloss = DiceLoss(smooth=1e-5)
 
     def construct(self, logits, label):
         owner = type(self).__name__
-        _check_tensor(owner, "logits", logits)
-        _check_tensor(owner, "label", label)
+        check_type(logits, Tensor, "logits", owner)
+        check_type(label, Tensor, "label", owner)
         if logits.shape != label.shape or logits.ndim < 2:
             raise ValueError(f"For '{owner}', 'logits' and 'label' must have the same shape "
                              f"(N, C, ...), but got {logits.shape} and {label.shape}")
@@ -700,14 +648,14 @@ class PoissonNLLLoss(LossBase):
 
     def __init__(self, log_input=True, full=False, eps=1e-08, reduction="mean"):
         super().__init__(reduction)
-        self.log_input = log_input
-        self.full = full
+        self.log_input = check_bool(log_input, "log_input", type(self).__name__)
+        self.full = check_bool(full, "full", type(self).__name__)
         self.eps = eps
 
     def construct(self, input, target):
         owner = type(self).__name__
-        _check_tensor(owner, "input", input)
-        _check_tensor(owner, "target", target)
+        check_type(input, Tensor, "input", owner)
+        check_type(target, Tensor, "target", owner)
         target = M.cast(target, input._data.dtype)
         if self.log_input:
             loss = F.exp(input) - target * input
@@ -745,24 +693,17 @@ class TripletMarginWithDistanceLoss(LossBase):
     def __init__(self, distance_function=None, swap=False, reduction="mean", margin=1.0):
         super().__init__(reduction)
         owner = type(self).__name__
-        if not isinstance(margin, float):
-            raise TypeError(f"For '{owner}', 'margin' must be a float, but got "
-                            f"{type(margin).__name__}")
-        if not isinstance(swap, bool):
-            raise TypeError(f"For '{owner}', 'swap' must be a bool, but got "
-                            f"{type(swap).__name__}")
-        if distance_function is not None and not callable(distance_function):
-            raise TypeError(f"For '{owner}', 'distance_function' must be callable, but got "
-                            f"{type(distance_function).__name__}")
+        self.margin = check_float(margin, "margin", owner, allow_int=False)
+        self.swap = check_bool(swap, "swap", owner)
+        if distance_function is not None:
+            check_callable(distance_function, "distance_function", owner)
         self.distance_function = distance_function or _pairwise_distance
-        self.swap = swap
-        self.margin = margin
 
     def construct(self, x, positive, negative):
         owner = type(self).__name__
-        _check_tensor(owner, "x", x)
-        _check_tensor(owner, "positive", positive)
-        _check_tensor(owner, "negative", negative)
+        check_type(x, Tensor, "x", owner)
+        check_type(positive, Tensor, "positive", owner)
+        check_type(negative, Tensor, "negative", owner)
         d1 = self.distance_function(x, positive)
         d2 = self.distance_function(x, negative)
         if self.swap:

@@ -1,7 +1,7 @@
 """Adagrad: per-element learning rates from the running sum of squared gradients."""
 import numpy as np
 
-from .._arg_checks import check_bool, check_non_negative_float
+from ..._validator import check_bool, check_non_negative_float
 from .optimizer import Optimizer
 
 __all__ = ["Adagrad"]

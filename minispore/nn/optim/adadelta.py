@@ -1,7 +1,7 @@
 """Adadelta: step sizes from running averages of squared gradients and squared updates."""
 import numpy as np
 
-from .._arg_checks import check_float_range, check_non_negative_float
+from ..._validator import check_float_range, check_non_negative_float
 from .optimizer import Optimizer
 
 __all__ = ["Adadelta"]

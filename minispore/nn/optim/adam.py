@@ -2,8 +2,8 @@
 bias correction)."""
 import numpy as np
 
+from ..._validator import check_bool, check_float_range, check_positive_float
 from ...common.parameter import Parameter
-from .._arg_checks import check_bool, check_float_range, check_positive_float
 from .optimizer import Optimizer
 
 __all__ = ["Adam", "AdamWeightDecay"]

@@ -2,8 +2,8 @@
 the weights)."""
 import numpy as np
 
+from ..._validator import check_non_negative_float
 from ...common.parameter import Parameter, ParameterTuple
-from .._arg_checks import check_non_negative_float
 from .optimizer import Optimizer, add_scaled
 
 __all__ = ["ASGD"]

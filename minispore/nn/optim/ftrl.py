@@ -1,7 +1,8 @@
 """FTRL: follow-the-regularized-leader with per-element adaptive rates and L1/L2 shrinkage."""
 import numpy as np
 
-from .._arg_checks import check_bool, check_float, check_non_negative_float, check_positive_float
+from ..._validator import (check_bool, check_float_range, check_non_negative_float,
+                           check_positive_float)
 from ._chunks import run_in_chunks
 from .optimizer import Optimizer, _decays
 
@@ -50,9 +51,8 @@ class FTRL(Optimizer):
         self.lr = check_positive_float(learning_rate, "learning_rate", "FTRL", allow_int=False)
         initial = check_non_negative_float(initial_accum, "initial_accum", "FTRL",
                                            allow_int=False)
-        self.lr_power = check_float(lr_power, "lr_power", "FTRL", allow_int=False)
-        if not self.lr_power <= 0.0:
-            raise ValueError(f"For 'FTRL', the 'lr_power' must be <= 0, but got {lr_power}")
+        self.lr_power = check_float_range(lr_power, "lr_power", "FTRL", high=0.0,
+                                          allow_int=False)
         self.l1 = check_non_negative_float(l1, "l1", "FTRL", allow_int=False)
         self.l2 = check_non_negative_float(l2, "l2", "FTRL", allow_int=False)
         self.use_locking = check_bool(use_locking, "use_locking", "FTRL")

@@ -1,8 +1,8 @@
 """LARS: layer-wise adaptive rate scaling of the gradients handed to another optimizer."""
 import numpy as np
 
+from ..._validator import check_bool, check_callable, check_non_negative_float, check_type
 from ...common.tensor import Tensor
-from .._arg_checks import check_bool, check_non_negative_float
 from ..cell import Cell
 from .optimizer import Optimizer
 
@@ -47,9 +47,7 @@ class LARS(Optimizer):
                  lars_filter=_default_lars_filter):
         Cell.__init__(self, auto_prefix=False)
         self._owner = "LARS"
-        if not isinstance(optimizer, Optimizer):
-            raise TypeError(f"For 'LARS', the 'optimizer' must be an Optimizer, but got "
-                            f"{type(optimizer).__name__}")
+        check_type(optimizer, Optimizer, "optimizer", "LARS", "an Optimizer")
         if isinstance(optimizer, LARS) or optimizer.__dict__.get("_wrapped_by_lars"):
             raise ValueError(f"For 'LARS', the optimizer {type(optimizer).__name__} is already "
                              f"wrapped by a LARS, which took its weight decay over")
@@ -57,9 +55,7 @@ class LARS(Optimizer):
         coefficient = check_non_negative_float(coefficient, "coefficient", "LARS",
                                                allow_int=False)
         use_clip = check_bool(use_clip, "use_clip", "LARS")
-        if not callable(lars_filter):
-            raise TypeError(f"For 'LARS', the 'lars_filter' must be callable, but got "
-                            f"{type(lars_filter).__name__}")
+        check_callable(lars_filter, "lars_filter", "LARS")
         flags = []
         for p in optimizer.parameters:
             flag = lars_filter(p)

@@ -1,8 +1,8 @@
 """Momentum: SGD with a heavy-ball (or Nesterov) momentum buffer."""
 import numpy as np
 
+from ..._validator import check_bool, check_non_negative_float
 from ...common.parameter import Parameter
-from .._arg_checks import check_bool, check_non_negative_float
 from .optimizer import Optimizer
 
 __all__ = ["Momentum"]

@@ -5,10 +5,10 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from ..._autodiff.tape import bump_version
+from ..._validator import check_bool, check_non_negative_float, check_positive_float, check_type
+from ...common._writes import bump_version
 from ...common.parameter import Parameter, ParameterTuple
 from ...common.tensor import Tensor
-from .._arg_checks import check_bool, check_non_negative_float, check_positive_float
 from ..cell import Cell
 from ..learning_rate_schedule import LearningRateSchedule
 
@@ -230,9 +230,7 @@ class Optimizer(Cell):
         ids = [id(p) for p in self.parameters]
         out = []
         for p in params:
-            if not isinstance(p, Parameter):
-                raise TypeError(f"For 'get_lr_parameter', the 'param' must be a Parameter or a "
-                                f"list of them, but got {type(p).__name__}")
+            check_type(p, Parameter, "param", "get_lr_parameter", "a Parameter or a list of them")
             if id(p) not in ids:
                 raise ValueError(f"For 'get_lr_parameter', the parameter {p.name!r} is not "
                                  f"optimized by this {self._owner}")
@@ -307,28 +305,7 @@ class Optimizer(Cell):
         return (True,) * len(self.parameters)
 
     def _check_gradients(self, gradients):
-        owner = self._owner
-        if not isinstance(gradients, (tuple, list)):
-            raise TypeError(f"For '{owner}', the 'gradients' must be a tuple of Tensors ordered "
-                            f"like 'optimizer.parameters', but got {type(gradients).__name__}")
-        params = self.parameters
-        if len(gradients) != len(params):
-            raise ValueError(f"For '{owner}', got {len(gradients)} gradients for "
-                             f"{len(params)} parameters: pass one per parameter, ordered like "
-                             f"'optimizer.parameters'")
-        arrays = []
-        for k, (g, p) in enumerate(zip(gradients, params)):
-            if not isinstance(g, Tensor):
-                raise TypeError(f"For '{owner}', gradient {k} (for {p.name!r}) must be a Tensor, "
-                                f"but got {type(g).__name__}")
-            if g._data.shape != p._data.shape:
-                raise ValueError(f"For '{owner}', gradient {k} has shape {g._data.shape} but "
-                                 f"parameter {p.name!r} has shape {p._data.shape}")
-            if not (np.issubdtype(g._data.dtype, np.number) or g._data.dtype == np.bool_):
-                raise TypeError(f"For '{owner}', gradient {k} (for {p.name!r}) must be numeric, "
-                                f"but has dtype {g._data.dtype}")
-            arrays.append(np.asarray(g._data, dtype=p._data.dtype))
-        return arrays
+        return check_gradients(gradients, self.parameters, self._owner)
 
     def _lr_values(self):
         """The current learning rate of each parameter, as float32 0-d arrays."""
@@ -456,6 +433,29 @@ def _as_nonempty_list(value, arg, owner):
     if not items:
         raise ValueError(f"For '{owner}', the '{arg}' must not be empty")
     return items
+
+
+def check_gradients(gradients, params, owner, arg="gradients"):
+    """The arrays of `gradients`, each in its parameter's dtype, after checking that they are a
+    tuple (or list) of numeric Tensors, one per parameter of `params` and of its shape; checked
+    before anything is written, so a bad call changes nothing."""
+    check_type(gradients, (tuple, list), arg, owner,
+               "a tuple of Tensors ordered like 'optimizer.parameters'")
+    if len(gradients) != len(params):
+        raise ValueError(f"For '{owner}', got {len(gradients)} gradients for {len(params)} "
+                         f"parameters: the '{arg}' must be a tuple of {len(params)} gradients, "
+                         f"one per parameter, ordered like 'optimizer.parameters'")
+    arrays = []
+    for k, (g, p) in enumerate(zip(gradients, params)):
+        check_type(g, Tensor, f"gradient {k} (for {p.name})", owner)
+        if g._data.shape != p._data.shape:
+            raise ValueError(f"For '{owner}', gradient {k} has shape {g._data.shape} but "
+                             f"parameter {p.name!r} has shape {p._data.shape}")
+        if not (np.issubdtype(g._data.dtype, np.number) or g._data.dtype == np.bool_):
+            raise TypeError(f"For '{owner}', gradient {k} (for {p.name!r}) must be numeric, "
+                            f"but has dtype {g._data.dtype}")
+        arrays.append(np.asarray(g._data, dtype=p._data.dtype))
+    return arrays
 
 
 def _check_unique(params, owner):

@@ -1,7 +1,7 @@
 """ProximalAdagrad: Adagrad steps followed by the proximal map of an L1 + L2 penalty."""
 import numpy as np
 
-from .._arg_checks import check_bool, check_non_negative_float
+from ..._validator import check_bool, check_non_negative_float
 from ._chunks import run_in_chunks
 from .optimizer import Optimizer
 

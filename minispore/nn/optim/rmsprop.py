@@ -1,7 +1,7 @@
 """RMSProp, plain and centered."""
 import numpy as np
 
-from .._arg_checks import check_bool, check_non_negative_float, check_positive_float
+from ..._validator import check_bool, check_non_negative_float, check_positive_float
 from .optimizer import Optimizer
 
 __all__ = ["RMSProp"]

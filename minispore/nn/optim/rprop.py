@@ -1,7 +1,7 @@
 """Rprop: resilient backpropagation, per-element step sizes driven by gradient signs only."""
 import numpy as np
 
-from .._arg_checks import check_float, check_float_range
+from ..._validator import check_float, check_float_range, check_type
 from ._chunks import run_in_chunks
 from .optimizer import Optimizer
 
@@ -38,9 +38,8 @@ class Rprop(Optimizer):
         etaminus, etaplus = _pair(etas, "etas")
         self.etaminus = check_float_range(etaminus, "etaminus", "Rprop", 0.0, 1.0, False, False,
                                           allow_int=False)
-        self.etaplus = check_float(etaplus, "etaplus", "Rprop", allow_int=False)
-        if not self.etaplus > 1.0:
-            raise ValueError(f"For 'Rprop', the 'etaplus' must be > 1.0, but got {etaplus}")
+        self.etaplus = check_float_range(etaplus, "etaplus", "Rprop", low=1.0,
+                                         low_inclusive=False, allow_int=False)
         low, high = _pair(step_sizes, "step_sizes")
         self.step_size_min = check_float(low, "min_step_sizes", "Rprop", allow_int=False)
         self.step_size_max = check_float(high, "max_step_sizes", "Rprop", allow_int=False)
@@ -86,10 +85,7 @@ def _rprop_step(w, g, prev, size, etaminus, etaplus, size_min, size_max):
 
 
 def _pair(value, arg):
-    if not isinstance(value, tuple):
-        raise TypeError(f"For 'Rprop', the '{arg}' must be a tuple, but got "
-                        f"{type(value).__name__}")
-    if len(value) != 2:
+    if len(check_type(value, tuple, arg, "Rprop")) != 2:
         raise ValueError(f"For 'Rprop', the '{arg}' must be a tuple of 2 floats, but got "
                          f"{len(value)} items")
     return value

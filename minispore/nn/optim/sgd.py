@@ -1,8 +1,8 @@
 """SGD: stochastic gradient descent with optional momentum, dampening and Nesterov momentum."""
 import numpy as np
 
+from ..._validator import check_bool, check_non_negative_float
 from ...common.parameter import Parameter
-from .._arg_checks import check_bool, check_non_negative_float
 from .optimizer import Optimizer, add_scaled
 
 __all__ = ["SGD"]
@@ -36,10 +36,8 @@ class SGD(Optimizer):
         super().__init__(learning_rate, params, weight_decay, loss_scale)
         momentum = check_non_negative_float(momentum, "momentum", "SGD")
         dampening = check_non_negative_float(dampening, "dampening", "SGD")
-        nesterov = check_bool(nesterov, "nesterov", "SGD")
-        if nesterov and (momentum <= 0.0 or dampening != 0.0):
-            raise ValueError(f"For 'SGD', 'nesterov' needs 'momentum' > 0 and 'dampening' == 0, "
-                             f"but got momentum={momentum}, dampening={dampening}")
+        nesterov = check_nesterov(check_bool(nesterov, "nesterov", "SGD"), momentum, dampening,
+                                  "SGD")
         if self.dynamic_weight_decay:
             raise TypeError("For 'SGD', the 'weight_decay' must be a float or int: a weight-decay "
                             "Cell is not supported")
@@ -56,6 +54,15 @@ class SGD(Optimizer):
             _sgd_step(p._data, g, lr, accum._data, stat._data, momentum, self.dampening,
                       self.nesterov)
         return self._end_step(self.accum, self.stat)
+
+
+def check_nesterov(nesterov, momentum, dampening, owner):
+    """`nesterov`, after checking that Nesterov momentum comes with `momentum` > 0 and no
+    `dampening`."""
+    if nesterov and (momentum <= 0.0 or dampening != 0.0):
+        raise ValueError(f"For '{owner}', the 'nesterov' needs 'momentum' > 0 and 'dampening' == "
+                         f"0, but got momentum={momentum}, dampening={dampening}")
+    return nesterov
 
 
 def _sgd_step(w, g, lr, accum, stat, momentum, dampening, nesterov):

@@ -1,10 +1,10 @@
 """Cells that wrap a network for training and evaluation: WithLossCell, WithEvalCell,
 WithGradCell, ForwardValueAndGrad, TrainOneStepCell, DistributedGradReducer."""
-import numbers
-
 import numpy as np
 
 from ..._autodiff.engine import value_and_grad
+from ..._validator import (check_bool, check_callable, check_number, check_positive_int, check_type,
+                           type_name)
 from ...common import dtype as mstype
 from ...common.parameter import ParameterTuple
 from ...common.tensor import Tensor
@@ -14,12 +14,6 @@ from ..cell import Cell
 
 __all__ = ["WithLossCell", "WithEvalCell", "WithGradCell", "ForwardValueAndGrad",
            "TrainOneStepCell", "DistributedGradReducer"]
-
-
-def _check_cell(owner, name, value):
-    if not isinstance(value, Cell):
-        raise TypeError(f"For '{owner}', '{name}' must be a Cell, but got {type(value).__name__}")
-    return value
 
 
 class WithLossCell(Cell):
@@ -32,7 +26,7 @@ class WithLossCell(Cell):
 
     def __init__(self, backbone, loss_fn):
         super().__init__(auto_prefix=False)
-        self._backbone = _check_cell("WithLossCell", "backbone", backbone)
+        self._backbone = check_type(backbone, Cell, "backbone", "WithLossCell")
         self._loss_fn = loss_fn
 
     def construct(self, data, label):
@@ -56,12 +50,9 @@ class WithEvalCell(Cell):
 
     def __init__(self, network, loss_fn, add_cast_fp32=False):
         super().__init__(auto_prefix=False)
-        if not isinstance(add_cast_fp32, bool):
-            raise TypeError(f"For 'WithEvalCell', 'add_cast_fp32' must be a bool, but got "
-                            f"{type(add_cast_fp32).__name__}")
-        self._network = _check_cell("WithEvalCell", "network", network)
+        self.add_cast_fp32 = check_bool(add_cast_fp32, "add_cast_fp32", "WithEvalCell")
+        self._network = check_type(network, Cell, "network", "WithEvalCell")
         self._loss_fn = loss_fn
-        self.add_cast_fp32 = add_cast_fp32
 
     def construct(self, data, label):
         outputs = self._network(data)
@@ -85,7 +76,7 @@ class WithGradCell(Cell):
 
     def __init__(self, network, loss_fn=None, sens=None):
         super().__init__(auto_prefix=False)
-        self.network = _check_cell("WithGradCell", "network", network)
+        self.network = check_type(network, Cell, "network", "WithGradCell")
         self.loss_fn = loss_fn
         self.weights = ParameterTuple(network.trainable_params())
         self.sens = sens
@@ -115,12 +106,10 @@ class ForwardValueAndGrad(Cell):
                  sens_param=False):
         super().__init__(auto_prefix=False)
         owner = "ForwardValueAndGrad"
-        if not callable(network):
-            raise TypeError(f"For '{owner}', 'network' must be a Cell or a function, but got "
-                            f"{type(network).__name__}")
-        if get_by_list and not isinstance(weights, (ParameterTuple, tuple, list)):
-            raise TypeError(f"For '{owner}', 'weights' must be a sequence of Parameters when "
-                            f"get_by_list is True, but got {type(weights).__name__}")
+        check_callable(network, "network", owner)
+        if get_by_list:
+            check_type(weights, (ParameterTuple, tuple, list), "weights", owner,
+                       "a sequence of Parameters when get_by_list is True")
         self.network = network
         self.weights = weights
         self.get_all, self.get_by_list, self.sens_param = get_all, get_by_list, sens_param
@@ -142,10 +131,12 @@ class ForwardValueAndGrad(Cell):
 
 
 def _check_optimizer(owner, optimizer):
-    if not isinstance(optimizer, Cell) or not hasattr(optimizer, "parameters"):
-        raise TypeError(f"For '{owner}', 'optimizer' must be an optimizer Cell (with "
-                        f"'parameters'), but got {type(optimizer).__name__}")
-    return optimizer
+    """`optimizer`, after checking that it is an optimizer: a Cell with `parameters` (the
+    experimental optimizers and LARS are not `nn.Optimizer`s)."""
+    if not hasattr(optimizer, "parameters"):
+        raise TypeError(f"For '{owner}', the 'optimizer' must be an optimizer Cell (with "
+                        f"'parameters'), but got {type_name(optimizer)}")
+    return check_type(optimizer, Cell, "optimizer", owner, "an optimizer Cell")
 
 
 class TrainOneStepCell(Cell):
@@ -169,19 +160,15 @@ class TrainOneStepCell(Cell):
     def __init__(self, network, optimizer, sens=None, return_grad=False):
         super().__init__(auto_prefix=False)
         owner = type(self).__name__
-        self.network = _check_cell(owner, "network", network)
+        self.network = check_type(network, Cell, "network", owner)
         self.network.set_grad()
         self.optimizer = _check_optimizer(owner, optimizer)
         self.weights = optimizer.parameters
-        if sens is not None and (isinstance(sens, bool) or
-                                 not isinstance(sens, numbers.Number)):
-            raise TypeError(f"For '{owner}', 'sens' must be a number, but got "
-                            f"{type(sens).__name__}")
-        if sens == 0:
-            raise ValueError(f"For '{owner}', 'sens' can not be 0")
+        if sens is not None and check_number(sens, "sens", owner) == 0:
+            raise ValueError(f"For '{owner}', the 'sens' can not be 0")
         self.sense_flag = sens is not None
         self.sens = 1.0 if sens is None else sens
-        self.return_grad = return_grad
+        self.return_grad = check_bool(return_grad, "return_grad", owner)
         self.weights_name = [p.name for p in self.weights]
         self.grad_reducer = DistributedGradReducer(self.weights)
         self._plain_grad = value_and_grad(self.network, None, self.weights)
@@ -233,13 +220,8 @@ class DistributedGradReducer(Cell):
                  group="hccl_world_group"):
         super().__init__(auto_prefix=False)
         owner = type(self).__name__
-        if degree is None:
-            degree = 1
-        if isinstance(degree, bool) or not isinstance(degree, int) or degree <= 0:
-            raise ValueError(f"For '{owner}', 'degree' must be a positive int, but got "
-                             f"{degree!r}")
-        self.mean = bool(mean) if mean is not None else False
-        self.degree = degree
+        self.mean = False if mean is None else check_bool(mean, "mean", owner)
+        self.degree = 1 if degree is None else check_positive_int(degree, "degree", owner)
         self.fusion_type = fusion_type
         self.group = group
         self._n_params = len(parameters)

@@ -2,10 +2,12 @@
 GradAccumulator, a minispore helper that accumulates gradients across calls."""
 import numpy as np
 
+from ..._validator import check_bool, check_positive_int, check_type
 from ...common.tensor import Tensor, from_numpy
 from ...ops.operations import array_ops as A
 from ..cell import Cell
-from .cell_wrapper import _check_cell, _check_optimizer
+from ..optim.optimizer import check_gradients
+from .cell_wrapper import _check_optimizer
 
 __all__ = ["GradAccumulationCell", "GradAccumulator"]
 
@@ -23,14 +25,8 @@ class GradAccumulationCell(Cell):
     def __init__(self, network, micro_size):
         super().__init__(auto_prefix=False)
         owner = type(self).__name__
-        self.network = _check_cell(owner, "network", network)
-        if isinstance(micro_size, bool) or not isinstance(micro_size, int):
-            raise TypeError(f"For '{owner}', 'micro_size' must be an int, but got "
-                            f"{type(micro_size).__name__}")
-        if micro_size <= 0:
-            raise ValueError(f"For '{owner}', 'micro_size' must be positive, but got "
-                             f"{micro_size}")
-        self.micro_size = micro_size
+        self.network = check_type(network, Cell, "network", owner)
+        self.micro_size = check_positive_int(micro_size, "micro_size", owner)
 
     def _micro_batch(self, i, inputs):
         out = []
@@ -82,12 +78,10 @@ class GradAccumulator:
     def __init__(self, optimizer, accumulation_steps, mean=True):
         owner = type(self).__name__
         self.optimizer = _check_optimizer(owner, optimizer)
-        if isinstance(accumulation_steps, bool) or not isinstance(accumulation_steps, int) or \
-                accumulation_steps <= 0:
-            raise ValueError(f"For '{owner}', 'accumulation_steps' must be a positive int, but "
-                             f"got {accumulation_steps!r}")
-        self.accumulation_steps = accumulation_steps
-        self.mean = bool(mean)
+        self.accumulation_steps = check_positive_int(accumulation_steps, "accumulation_steps",
+                                                     owner)
+        self.mean = check_bool(mean, "mean", owner)
+        self._params = tuple(optimizer.parameters)
         # Two buffer sets: a call writes sum + grads into the spare set and only then swaps it
         # in, so a call that raises (bad gradients, a failing optimizer) changes nothing.
         self._sums, self._spare = ([np.zeros(p._data.shape, p._data.dtype)
@@ -99,7 +93,7 @@ class GradAccumulator:
     def __call__(self, grads):
         """Add one micro-batch's gradients; returns True when this call updated the
         parameters."""
-        arrays = self._check(grads)
+        arrays = check_gradients(grads, self._params, type(self).__name__, "grads")
         for total, spare, g in zip(self._sums, self._spare, arrays):
             np.add(total, g, out=spare)
         if self.pending + 1 < self.accumulation_steps:
@@ -119,21 +113,3 @@ class GradAccumulator:
         for total in self._sums:
             total.fill(0)
         self.pending = 0
-
-    def _check(self, grads):
-        """The gradient arrays, validated before any buffer changes."""
-        owner = type(self).__name__
-        if not isinstance(grads, (tuple, list)) or len(grads) != len(self._sums):
-            got = len(grads) if isinstance(grads, (tuple, list)) else type(grads).__name__
-            raise ValueError(f"For '{owner}', 'grads' must be a tuple of {len(self._sums)} "
-                             f"gradients (one per optimizer parameter), but got {got}")
-        arrays = []
-        for i, (g, buf) in enumerate(zip(grads, self._sums)):
-            if not isinstance(g, Tensor):
-                raise TypeError(f"For '{owner}', gradient {i} must be a Tensor, but got "
-                                f"{type(g).__name__}")
-            if g.shape != buf.shape:
-                raise ValueError(f"For '{owner}', gradient {i} has shape {g.shape}, but its "
-                                 f"parameter has shape {buf.shape}")
-            arrays.append(g._data)
-        return arrays

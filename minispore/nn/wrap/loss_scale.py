@@ -2,6 +2,7 @@
 which skips the update of a step whose gradients overflow."""
 import numpy as np
 
+from ..._validator import check_positive_float, check_positive_int, check_type
 from ...common import dtype as mstype
 from ...common.parameter import Parameter
 from ...common.tensor import Tensor
@@ -46,16 +47,10 @@ class DynamicLossScaleUpdateCell(Cell):
     def __init__(self, loss_scale_value, scale_factor, scale_window):
         super().__init__()
         owner = type(self).__name__
-        if isinstance(scale_window, bool) or not isinstance(scale_window, int) or \
-                scale_window <= 0:
-            raise ValueError(f"For '{owner}', 'scale_window' must be a positive int, but got "
-                             f"{scale_window!r}")
-        if scale_factor <= 0:
-            raise ValueError(f"For '{owner}', 'scale_factor' must be positive, but got "
-                             f"{scale_factor!r}")
+        self.scale_window = check_positive_int(scale_window, "scale_window", owner)
+        check_positive_float(scale_factor, "scale_factor", owner)
         self.loss_scale_value = loss_scale_value
         self.scale_factor = scale_factor
-        self.scale_window = scale_window
         self.cur_iter = Parameter(Tensor(1, mstype.int32), name="current_iterator_step")
         self.last_overflow_iter = Parameter(Tensor(0, mstype.int32),
                                             name="last_overflow_iterator_step")
@@ -65,9 +60,8 @@ class DynamicLossScaleUpdateCell(Cell):
         return self.loss_scale_value
 
     def construct(self, loss_scale, overflow):
-        if not isinstance(loss_scale, Parameter):
-            raise TypeError(f"For '{type(self).__name__}', 'loss_scale' must be the Parameter to "
-                            f"update, but got {type(loss_scale).__name__}")
+        check_type(loss_scale, Parameter, "loss_scale", type(self).__name__,
+                   "the Parameter to update")
         overflowed = _as_flag(overflow)
         cur = int(self.cur_iter._data)
         scale = float(np.asarray(loss_scale._data).reshape(-1)[0])
@@ -134,14 +128,12 @@ class TrainOneStepWithLossScaleCell(TrainOneStepCell):
             self.loss_scaling_manager = scale_sense
             self.scale_sense = Parameter(Tensor(float(scale_sense.get_loss_scale()),
                                                 mstype.float32), name="scale_sense")
-        elif isinstance(scale_sense, Tensor):
+        else:
+            check_type(scale_sense, Tensor, "scale_sense", owner, "a Cell or a Tensor")
             if scale_sense.shape not in ((), (1,)):
                 raise ValueError(f"For '{owner}', the shape of 'scale_sense' must be (1,) or (), "
                                  f"but got {scale_sense.shape}")
             self.scale_sense = Parameter(scale_sense, name="scale_sense")
-        else:
-            raise TypeError(f"For '{owner}', 'scale_sense' must be a Cell or a Tensor, but got "
-                            f"{type(scale_sense).__name__}")
 
     def construct(self, *inputs):
         scale = self.scale_sense
@@ -161,9 +153,7 @@ class TrainOneStepWithLossScaleCell(TrainOneStepCell):
 
     def set_sense_scale(self, sens):
         """Set a new loss scale (a Tensor of the current one's shape and dtype)."""
-        if not isinstance(sens, Tensor):
-            raise TypeError(f"For '{type(self).__name__}', 'sens' must be a Tensor, but got "
-                            f"{type(sens).__name__}")
+        check_type(sens, Tensor, "sens", type(self).__name__)
         self.scale_sense.set_data(sens)
 
     def start_overflow_check(self, pre_cond, compute_input):

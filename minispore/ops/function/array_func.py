@@ -1,16 +1,20 @@
 """Functional array ops: shape changes, joining, splitting, indexing, scatter, padding, sorting,
-creation."""
+introspection (tensor creation is in creation_func)."""
 import builtins
 import math
 
 import numpy as np
 
 from ..._autodiff.tape import apply, wrap
+from ..._validator import check_int, check_one_of, check_positive_int, check_type
 from ...common import dtype as mstype
-from ...common.tensor import Tensor, _to_array
+from ...common.tensor import Tensor
 from ..operations import array_ops as A
 from ..operations import math_ops as M
 from ..operations._kernels import normalize_axis
+# Read from this module by the primitive classes (`array_func._shape_arg`) and the Transformer
+# layers (`zeros`); defined in creation_func and exported by ops.function from there.
+from .creation_func import _shape_arg, zeros  # noqa: F401
 
 __all__ = [
     "reshape", "transpose", "permute", "concat", "cat", "stack", "unstack", "squeeze",
@@ -18,17 +22,13 @@ __all__ = [
     "broadcast_to", "where", "select", "pad", "flip", "roll", "gather_elements", "gather_d",
     "index_select", "masked_fill", "masked_select", "scatter", "scatter_nd", "tensor_scatter_add",
     "tensor_scatter_update", "narrow", "slice", "movedim", "swapaxes", "tril", "triu", "diag",
-    "diagonal", "nonzero", "meshgrid", "repeat_interleave", "ones", "zeros", "ones_like",
-    "zeros_like", "full", "full_like", "fill", "arange", "eye", "linspace", "shape", "size",
-    "rank", "numel", "scalar_to_tensor", "tuple_to_array", "topk", "sort", "argsort", "unique",
-    "identity",
+    "diagonal", "nonzero", "meshgrid", "repeat_interleave", "shape", "size", "rank", "numel",
+    "topk", "sort", "argsort", "unique", "identity",
 ]
 
 
 def _tensor(x, op, arg="input"):
-    if not isinstance(x, Tensor):
-        raise TypeError(f"For '{op}', '{arg}' must be a Tensor, but got {type(x).__name__}")
-    return x
+    return check_type(x, Tensor, arg, op)
 
 
 def _index_array(index, op, arg="index"):
@@ -202,14 +202,13 @@ def split(tensor, split_size_or_sections, axis=0):
         if builtins.sum(sizes) != n or builtins.any(s < 0 for s in sizes):
             raise ValueError(f"For 'split', the sections {sizes} must be non-negative and add up "
                              f"to the length {n} of axis {ax} of shape {tensor.shape}")
-    return apply(A.Split(ax, sizes or [0]), (tensor,))
+    return apply(A.SplitSizes(ax, sizes or [0]), (tensor,))
 
 
 def chunk(input, chunks, axis=0):
     """Up to `chunks` pieces along `axis`, ceil(n / chunks) long each (the last smaller)."""
     _tensor(input, "chunk")
-    if isinstance(chunks, bool) or not isinstance(chunks, (int, np.integer)) or chunks <= 0:
-        raise ValueError(f"For 'chunk', 'chunks' must be a positive int, got {chunks!r}")
+    chunks = check_positive_int(chunks, "chunks", "chunk")
     n = input.shape[normalize_axis(axis, input.ndim, "chunk")]
     return split(input, builtins.max(1, -(-n // chunks)), axis)
 
@@ -579,8 +578,7 @@ def pad(input_x, padding, mode="constant", value=None):
     backwards; negative amounts crop. Modes 'constant' (with `value`, default 0), 'reflect'
     (mirror without repeating the edge), 'replicate' (repeat the edge), 'circular' (wrap)."""
     _tensor(input_x, "pad", "input_x")
-    if mode not in _PAD_MODES:
-        raise ValueError(f"For 'pad', 'mode' must be one of {list(_PAD_MODES)}, got {mode!r}")
+    check_one_of(mode, _PAD_MODES, "mode", "pad")
     padding = tuple(int(p) for p in padding)
     if len(padding) % 2 or len(padding) // 2 > input_x.ndim:
         raise ValueError(f"For 'pad', 'padding' must have an even length of at most "
@@ -637,8 +635,7 @@ def topk(input, k, dim=None, largest=True, sorted=True):
     _tensor(input, "topk")
     axis = normalize_axis(-1 if dim is None else dim, builtins.max(input.ndim, 1), "topk")
     a = input._data if input.ndim else input._data.reshape(1)
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
-        raise TypeError(f"For 'topk', 'k' must be an int, but got {type(k).__name__}")
+    k = check_int(k, "k", "topk")
     if not 0 <= k <= a.shape[axis]:
         raise ValueError(f"For 'topk', 'k' {k} is out of range [0, {a.shape[axis]}] for axis "
                          f"{axis} of shape {input.shape}")
@@ -683,137 +680,7 @@ def unique(input):
     return values, wrap(rank[inverse.reshape(-1)].reshape(input.shape).astype(idx_dtype))
 
 
-# ---- creation -------------------------------------------------------------------------------------
-
-def _shape_arg(shape, op):
-    if isinstance(shape, Tensor):
-        shape = shape._data.tolist()
-    if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
-        shape = (int(shape),)
-    shape = A._check_shape(shape, op)
-    if builtins.any(d < 0 for d in shape):
-        raise ValueError(f"For '{op}', the shape must not have negative sizes, but got {shape}")
-    return shape
-
-
-def _dtype_arg(dtype, default=np.float32):
-    return np.dtype(default) if dtype is None else mstype.to_np(dtype)
-
-
-def ones(shape, dtype=None):
-    """A tensor of ones (float32 by default)."""
-    return wrap(np.ones(_shape_arg(shape, "ones"), _dtype_arg(dtype)))
-
-
-def zeros(size, dtype=None):
-    """A tensor of zeros (float32 by default)."""
-    return wrap(np.zeros(_shape_arg(size, "zeros"), _dtype_arg(dtype)))
-
-
-def ones_like(input, *, dtype=None):
-    """Ones of input's shape (and dtype, unless `dtype`)."""
-    _tensor(input, "ones_like")
-    return wrap(np.ones(input._data.shape, _dtype_arg(dtype, input._data.dtype)))
-
-
-def zeros_like(input, *, dtype=None):
-    """Zeros of input's shape (and dtype, unless `dtype`)."""
-    _tensor(input, "zeros_like")
-    return wrap(np.zeros(input._data.shape, _dtype_arg(dtype, input._data.dtype)))
-
-
-def _fill_dtype(fill_value, op):
-    """Default dtype of a fill: MindSpore 2.10 truncates float fills to int64 (a bug); here a
-    float fill gives float32, an int int64, a bool bool, a Tensor its dtype."""
-    if isinstance(fill_value, Tensor):
-        return fill_value._data.dtype
-    if isinstance(fill_value, (bool, np.bool_)):
-        return np.dtype(np.bool_)
-    if isinstance(fill_value, (int, np.integer)):
-        return np.dtype(np.int64)
-    if isinstance(fill_value, (float, np.floating)):
-        return np.dtype(np.float32)
-    raise TypeError(f"For '{op}', 'fill_value' must be a number or a Tensor, but got "
-                    f"{type(fill_value).__name__}")
-
-
-def _fill_value(fill_value, op):
-    if isinstance(fill_value, Tensor):
-        if fill_value._data.size != 1:
-            raise ValueError(f"For '{op}', a Tensor 'fill_value' must have one element, but got "
-                             f"shape {fill_value.shape}")
-        return fill_value._data.reshape(())
-    return fill_value
-
-
-def full(size, fill_value, *, dtype=None):
-    """A tensor of shape `size` filled with `fill_value` (dtype: int64 for ints, float32 for
-    floats, bool for bools, unless `dtype`)."""
-    dt = _fill_dtype(fill_value, "full") if dtype is None else mstype.to_np(dtype)
-    return wrap(np.full(_shape_arg(size, "full"), _fill_value(fill_value, "full"), dt))
-
-
-def full_like(input, fill_value, *, dtype=None):
-    """A tensor of input's shape (and dtype, unless `dtype`) filled with `fill_value`."""
-    _tensor(input, "full_like")
-    _fill_dtype(fill_value, "full_like")
-    dt = input._data.dtype if dtype is None else mstype.to_np(dtype)
-    return wrap(np.full(input._data.shape, _fill_value(fill_value, "full_like"), dt))
-
-
-def fill(type, shape, value):
-    """A tensor of `shape` and dtype `type` filled with `value` (MindSpore's older `full`)."""
-    return full(shape, value, dtype=type)
-
-
-def _number(v, op, arg):
-    if isinstance(v, Tensor):
-        if v._data.size != 1:
-            raise ValueError(f"For '{op}', '{arg}' must be a number or a one-element Tensor, but "
-                             f"got shape {v.shape}")
-        return v._data.reshape(()).item()
-    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
-        raise TypeError(f"For '{op}', '{arg}' must be a number, but got {type(v).__name__}")
-    return v
-
-
-def arange(start=0, end=None, step=1, *, dtype=None):
-    """Values in [start, end) by `step`: int64 when all arguments are ints, float32 otherwise
-    (unless `dtype`). `arange(n)` counts from 0."""
-    if end is None:
-        start, end = 0, start
-    vals = [_number(v, "arange", k) for k, v in (("start", start), ("end", end), ("step", step))]
-    if vals[2] == 0:
-        raise ValueError("For 'arange', 'step' must not be 0")
-    if (vals[1] - vals[0]) * vals[2] < 0:
-        raise ValueError(f"For 'arange', 'end' {vals[1]} cannot be reached from 'start' "
-                         f"{vals[0]} with step {vals[2]}")
-    ints = builtins.all(isinstance(v, int) for v in vals)
-    dt = _dtype_arg(dtype, np.int64 if ints else np.float32)
-    return wrap(np.arange(*vals).astype(dt))
-
-
-def eye(n, m=None, dtype=None):
-    """An n x m identity matrix (float32 by default; m defaults to n)."""
-    for arg, v in (("n", n), ("m", m)):
-        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, np.integer))):
-            raise TypeError(f"For 'eye', '{arg}' must be an int, but got {type(v).__name__}")
-        if v is not None and v < 0:
-            raise ValueError(f"For 'eye', '{arg}' must be non-negative, but got {v}")
-    return wrap(np.eye(n, m, dtype=_dtype_arg(dtype)))
-
-
-def linspace(start, end, steps):
-    """`steps` evenly spaced values from start to end inclusive: float32, or the dtype of a
-    floating-point Tensor `start`."""
-    vals = [_number(v, "linspace", k) for k, v in (("start", start), ("end", end))]
-    if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or steps < 0:
-        raise ValueError(f"For 'linspace', 'steps' must be a non-negative int, got {steps!r}")
-    dt = np.float32
-    if isinstance(start, Tensor) and start._data.dtype.kind == "f":
-        dt = start._data.dtype
-    return wrap(np.linspace(vals[0], vals[1], int(steps)).astype(dt))
-
+# ---- introspection --------------------------------------------------------------------------------
 
 def shape(input_x):
     """The shape as a tuple."""
@@ -833,16 +700,3 @@ def numel(input):
 def rank(input_x):
     """The number of dimensions."""
     return _tensor(input_x, "rank", "input_x").ndim
-
-
-def scalar_to_tensor(input_x, dtype=mstype.float32):
-    """A 0-d Tensor of the number `input_x` (float32 by default)."""
-    return wrap(np.asarray(_number(input_x, "scalar_to_tensor", "input_x"), mstype.to_np(dtype)))
-
-
-def tuple_to_array(input_x):
-    """A 1-D Tensor of a tuple of numbers (int64 for ints, float32 with any float)."""
-    if not isinstance(input_x, (tuple, list)):
-        raise TypeError(f"For 'tuple_to_array', 'input_x' must be a tuple, but got "
-                        f"{type(input_x).__name__}")
-    return wrap(_to_array(tuple(input_x), None))

@@ -5,6 +5,8 @@ import math
 import numpy as np
 
 from ..._autodiff.tape import apply, wrap
+from ..._validator import check_float_range, check_one_of, check_positive_int, check_type
+from ...common import _writes
 from ...common.seed import generator
 from ...common.tensor import Tensor
 from ..operations import array_ops as A
@@ -12,6 +14,8 @@ from ..operations import conv_ops as C
 from ..operations import math_ops as M
 from ..operations import norm_ops as Nn
 from ..primitive import shared
+from .math_func import matmul
+from .nn_func import _tensor, stop_gradient
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose2d", "unfold", "fold", "max_pool1d",
            "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
@@ -20,15 +24,14 @@ __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose2d", "unfold", "fold", "
            "pixel_shuffle", "pixel_unshuffle"]
 
 
-def _tensor(x, op, arg="input"):
-    if not isinstance(x, Tensor):
-        raise TypeError(f"For '{op}', '{arg}' must be a Tensor, but got {type(x).__name__}")
+def _rank(x, ranks, op, arg="input"):
+    """`x` after checking that it is a Tensor of rank `ranks` (an int, or a tuple of ints)."""
+    check_type(x, Tensor, arg, op)
+    ranks = (ranks,) if isinstance(ranks, int) else ranks
+    if x.ndim not in ranks:
+        raise ValueError(f"For '{op}', the '{arg}' must be {' or '.join(f'{r}-D' for r in ranks)}"
+                         f", but got shape {x.shape}")
     return x
-
-
-def _rank(x, n, op, arg="input"):
-    if x.ndim != n:
-        raise ValueError(f"For '{op}', '{arg}' must be {n}-D, but got shape {x.shape}")
 
 
 # ---- convolution -----------------------------------------------------------------------------------
@@ -38,6 +41,7 @@ def conv_padding(pad_mode, padding, sizes, kernel, stride, dilation, op):
     (TF-style, the odd extra row/column at the end) or 'pad' with `padding` (an int, one int
     per spatial dim, or (before, after) per spatial dim)."""
     nd = len(sizes)
+    check_one_of(pad_mode, ("valid", "same", "pad"), "pad_mode", op)
     if pad_mode in ("valid", "same"):
         if padding not in (0, (0,) * nd, (0,) * (2 * nd)):
             raise ValueError(f"For '{op}', 'padding' must be 0 when pad_mode is '{pad_mode}', "
@@ -46,12 +50,9 @@ def conv_padding(pad_mode, padding, sizes, kernel, stride, dilation, op):
             return (0,) * (2 * nd)
         return sum((C.same_padding(n, k, s, d)
                     for n, k, s, d in zip(sizes, kernel, stride, dilation)), ())
-    if pad_mode == "pad":
-        if isinstance(padding, (tuple, list)) and len(padding) == nd:  # symmetric per dim
-            padding = tuple(p for p in padding for _ in range(2))
-        return C._pad_n(padding, nd, op, "padding")
-    raise ValueError(f"For '{op}', 'pad_mode' must be 'valid', 'same' or 'pad', but got "
-                     f"{pad_mode!r}")
+    if isinstance(padding, (tuple, list)) and len(padding) == nd:  # symmetric per dim
+        padding = tuple(p for p in padding for _ in range(2))
+    return C._pad_n(padding, nd, op, "padding")
 
 
 def _conv_prim(x, weight, stride, pad_mode, padding, dilation, groups, op):
@@ -61,16 +62,13 @@ def _conv_prim(x, weight, stride, pad_mode, padding, dilation, groups, op):
     if min(stride + dilation) < 1:
         raise ValueError(f"For '{op}', 'stride' and 'dilation' must be positive, got {stride} "
                          f"and {dilation}")
-    if isinstance(groups, bool) or not isinstance(groups, int) or groups < 1:
-        raise ValueError(f"For '{op}', 'groups' must be a positive int, got {groups!r}")
+    check_positive_int(groups, "groups", op)
     pad = conv_padding(pad_mode, padding, x.shape[2:], weight.shape[2:], stride, dilation, op)
     return shared(C.Conv3D if nd == 3 else C.Conv2D, weight.shape[0], tuple(weight.shape[2:]),
                   1, "pad", tuple(pad), stride, dilation, groups)
 
 
 def _convolve(op, rank, input, weight, bias, stride, pad_mode, padding, dilation, groups):
-    _tensor(input, op)
-    _tensor(weight, op, "weight")
     _rank(input, rank, op)
     _rank(weight, rank, op, "weight")
     if input.shape[1] != weight.shape[1] * groups:
@@ -107,8 +105,6 @@ def conv3d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dila
 
 def conv1d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dilation=1, groups=1):
     """1-D convolution of NCL `input` with `weight` (out_channels, in_channels/groups, k)."""
-    _tensor(input, "conv1d")
-    _tensor(weight, "conv1d", "weight")
     _rank(input, 3, "conv1d")
     _rank(weight, 3, "conv1d", "weight")
     s = stride[0] if isinstance(stride, (tuple, list)) else stride
@@ -127,8 +123,6 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     """Transposed 2-D convolution (the gradient of conv2d w.r.t. its input) of NCHW `input` with
     `weight` (in_channels, out_channels/groups, kh, kw); output size
     (H - 1) * stride - 2 * padding + dilation * (k - 1) + output_padding + 1."""
-    _tensor(input, "conv_transpose2d")
-    _tensor(weight, "conv_transpose2d", "weight")
     _rank(input, 4, "conv_transpose2d")
     _rank(weight, 4, "conv_transpose2d", "weight")
     op = "conv_transpose2d"
@@ -157,7 +151,6 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     """The sliding blocks of NCHW `input` as columns (im2col): (N, C*kh*kw, L), rows ordered by
     channel, then kernel row, then kernel column; L blocks in row-major order. `kernel_size`,
     `dilation`, `padding` (symmetric) and `stride` are ints or pairs."""
-    _tensor(input, "unfold")
     _rank(input, 4, "unfold")
     prim = _patch_prim(C.Im2Col, "unfold", kernel_size, dilation, padding, stride)
     (kh, kw), n, c = prim.kernel_size, input.shape[0], input.shape[1]
@@ -169,7 +162,6 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     """The adjoint of `unfold` (col2im): columns `input` (N, C*kh*kw, L) summed back into
     (N, C, *output_size), overlapping blocks adding up. `output_size` is a pair of ints or, as
     MindSpore requires, an int Tensor of 2 elements."""
-    _tensor(input, "fold")
     _rank(input, 3, "fold")
     prim = _patch_prim(C.Col2Im, "fold", kernel_size, dilation, padding, stride)
     size = C._size_pair(output_size, "fold")
@@ -210,7 +202,6 @@ def _ceil_extra(n, k, s, d, pad):
 
 
 def _pool_args(x, kernel_size, stride, padding, dilation, ceil_mode, op):
-    _tensor(x, op)
     _rank(x, 4, op)
     kh, kw = C.pair(kernel_size, "kernel_size", op)
     sh, sw = C.pair(stride if stride is not None else (kh, kw), "stride", op)
@@ -242,7 +233,6 @@ def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, return_indice
 def max_pool1d(x, kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
                ceil_mode=False):
     """Max over windows of NCL `x`."""
-    _tensor(x, "max_pool1d")
     _rank(x, 3, "max_pool1d")
     out = max_pool2d(A.expand_dims(x, 2), (1, kernel_size),
                      None if stride is None else (1, stride), (0, padding), (1, dilation),
@@ -267,7 +257,6 @@ def avg_pool2d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False,
 
 def avg_pool1d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False,
                count_include_pad=True):
-    _tensor(input_x, "avg_pool1d")
     _rank(input_x, 3, "avg_pool1d")
     out = avg_pool2d(A.expand_dims(input_x, 2), (1, kernel_size), (1, stride), (0, padding),
                      ceil_mode, count_include_pad)
@@ -299,10 +288,7 @@ def _averaging_matrix(n, out, dtype):
 
 def adaptive_avg_pool2d(input, output_size):
     """Mean over adaptive windows producing `output_size` (H_out, W_out) per channel."""
-    _tensor(input, "adaptive_avg_pool2d")
-    if input.ndim not in (3, 4):
-        raise ValueError(f"For 'adaptive_avg_pool2d', the input must be 3-D or 4-D, got "
-                         f"{input.shape}")
+    _rank(input, (3, 4), "adaptive_avg_pool2d")
     h, w = input.shape[-2:]
     oh, ow = _adaptive_sizes(output_size, (h, w), "adaptive_avg_pool2d")
     if h % oh == 0 and w % ow == 0:  # equal windows: a reshape and a mean
@@ -312,12 +298,10 @@ def adaptive_avg_pool2d(input, output_size):
     dt = input._data.dtype
     ph = wrap(_averaging_matrix(h, oh, dt))
     pw = wrap(_averaging_matrix(w, ow, dt).T.copy())
-    from .math_func import matmul
     return matmul(matmul(ph, input), pw)
 
 
 def adaptive_avg_pool1d(input, output_size):
-    _tensor(input, "adaptive_avg_pool1d")
     _rank(input, 3, "adaptive_avg_pool1d")
     out = adaptive_avg_pool2d(A.expand_dims(input, 2), (1, output_size))
     return A.reshape(out, out.shape[:2] + out.shape[3:])
@@ -326,10 +310,7 @@ def adaptive_avg_pool1d(input, output_size):
 def adaptive_max_pool2d(input, output_size, return_indices=False):
     """Max over adaptive windows producing `output_size` per channel (ties split the gradient
     evenly); with `return_indices` also the flat index of the first max in each H*W plane."""
-    _tensor(input, "adaptive_max_pool2d")
-    if input.ndim not in (3, 4):
-        raise ValueError(f"For 'adaptive_max_pool2d', the input must be 3-D or 4-D, got "
-                         f"{input.shape}")
+    _rank(input, (3, 4), "adaptive_max_pool2d")
     h, w = input.shape[-2:]
     oh, ow = _adaptive_sizes(output_size, (h, w), "adaptive_max_pool2d")
     rs, re = _adaptive_bounds(h, oh)
@@ -354,8 +335,6 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
 
 def _keep_mask(shape, p, dtype, seed):
     """A constant mask: 0 with probability p, else 1 / (1 - p) (survivors are rescaled)."""
-    if not 0.0 <= p <= 1.0:
-        raise ValueError(f"For 'dropout', 'p' must be in [0, 1], but got {p}")
     if p == 1.0:
         return wrap(np.zeros(shape, dtype))
     keep = generator(seed).random(shape) >= p
@@ -366,18 +345,15 @@ def dropout(input, p=0.5, training=True, seed=None):
     """Zero each element with probability `p` and scale the rest by 1 / (1 - p) when
     `training` (the default here, as in MindSpore); identity otherwise."""
     _tensor(input, "dropout")
-    if isinstance(p, bool) or not isinstance(p, (int, float)):
-        raise TypeError(f"For 'dropout', 'p' must be a float, but got {type(p).__name__}")
+    p = check_float_range(p, "p", "dropout", 0.0, 1.0)
     if not training or p == 0:
         return input
     return input * _keep_mask(input.shape, p, input._data.dtype, seed)
 
 
 def _channel_dropout(input, p, training, rank, op):
-    _tensor(input, op)
-    if input.ndim not in (rank, rank + 1):
-        raise ValueError(f"For '{op}', the input must be {rank}-D or {rank + 1}-D, got shape "
-                         f"{input.shape}")
+    _rank(input, (rank, rank + 1), op)
+    p = check_float_range(p, "p", op, 0.0, 1.0)
     if not training or p == 0:
         return input
     mask_shape = input.shape[:-(rank - 1)] + (1,) * (rank - 1)
@@ -424,14 +400,12 @@ def batch_norm(input_x, running_mean, running_var, weight, bias, training=False,
 def _blend(running, batch, momentum):
     """running <- (1 - momentum) * running + momentum * batch, in place (a version bump)."""
     new = running._data * (1 - momentum) + batch.astype(running._data.dtype) * momentum
-    from ..._autodiff import _undo
-    from ..._autodiff.tape import bump_version
     if isinstance(running, Tensor) and hasattr(running, "_write"):
         running._write(new)
     else:
-        _undo.record(running)
+        _writes.record(running)
         np.copyto(running._data, new)
-        bump_version(running)
+        _writes.bump_version(running)
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
@@ -453,7 +427,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     bias."""
     _tensor(input, "group_norm")
     n, c = input.shape[:2]
-    if not isinstance(num_groups, int) or num_groups <= 0 or c % num_groups:
+    if c % check_positive_int(num_groups, "num_groups", "group_norm"):
         raise ValueError(f"For 'group_norm', 'num_groups' must divide the {c} channels, got "
                          f"{num_groups!r}")
     per_group = (c // num_groups) * math.prod(input.shape[2:])  # not -1: ambiguous for n = 0
@@ -497,7 +471,6 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
         pad = padding_idx % weight.shape[0]
         hit = idx == pad
         if hit.any():
-            from .nn_func import stop_gradient
             out = M.select(wrap(hit[..., None]), stop_gradient(out), out)
     return out
 

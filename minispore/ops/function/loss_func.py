@@ -3,6 +3,7 @@
 import numpy as np
 
 from ..._autodiff.tape import apply, wrap
+from ..._validator import check_bool, check_int, check_reduction
 from ...common.tensor import Tensor
 from ..operations import array_ops as A
 from ..operations import loss_ops as LO
@@ -12,22 +13,6 @@ from . import math_func as F
 from . import nn_func as NF
 
 __all__ = ["ctc_loss", "multilabel_margin_loss"]
-
-_REDUCTIONS = ("mean", "sum", "none")
-
-
-def _check_reduction(reduction, op):
-    if not isinstance(reduction, str) or reduction not in _REDUCTIONS:
-        raise ValueError(f"For '{op}', 'reduction' must be one of {list(_REDUCTIONS)}, but got "
-                         f"{reduction!r}")
-
-
-def _reduce(loss, reduction):
-    if reduction == "mean":
-        return M.reduce_mean(loss)
-    if reduction == "sum":
-        return M.reduce_sum(loss)
-    return loss
 
 
 def _lengths(value, op, arg):
@@ -82,28 +67,23 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     the loss, and the gradient is the exact one with respect to log_probs (see CTCLossV2).
     """
     op = "ctc_loss"
-    _check_reduction(reduction, op)
-    if not isinstance(zero_infinity, bool):
-        raise TypeError(f"For '{op}', 'zero_infinity' must be a bool, but got "
-                        f"{type(zero_infinity).__name__}")
-    if isinstance(blank, bool) or not isinstance(blank, (int, np.integer)):
-        raise TypeError(f"For '{op}', 'blank' must be an int, but got {type(blank).__name__}")
-    for name, v in (("log_probs", log_probs), ("targets", targets)):
-        if not isinstance(v, Tensor):
-            raise TypeError(f"For '{op}', '{name}' must be a Tensor, but got "
-                            f"{type(v).__name__}")
+    check_reduction(reduction, op)
+    zero_infinity = check_bool(zero_infinity, "zero_infinity", op)
+    blank = check_int(blank, "blank", op)
+    NF._tensor(log_probs, op, "log_probs")
+    NF._tensor(targets, op, "targets")
     input_lengths = _lengths(input_lengths, op, "input_lengths")
     target_lengths = _lengths(target_lengths, op, "target_lengths")
     if targets.ndim == 1 and log_probs.ndim == 3:
         targets = _padded_targets(targets, target_lengths, log_probs.shape[1], op)
-    prim = shared(LO.CTCLossV2, int(blank), "none", zero_infinity)
+    prim = shared(LO.CTCLossV2, blank, "none", zero_infinity)
     loss, log_alpha = apply(prim, (log_probs, targets, input_lengths, target_lengths))
     log_alpha = wrap(log_alpha._data)  # a constant: MindSpore gives it no gradient either
     if reduction == "mean":
         dtype = log_probs._data.dtype
         lengths = np.maximum(target_lengths._data, 1).astype(dtype)
         return M.reduce_mean(loss / wrap(lengths)), log_alpha
-    return _reduce(loss, reduction), log_alpha
+    return NF._reduce(loss, reduction), log_alpha
 
 
 def multilabel_margin_loss(input, target, reduction="mean"):
@@ -117,11 +97,9 @@ def multilabel_margin_loss(input, target, reduction="mean"):
         reduction (str): 'mean' (default), 'sum' or 'none'.
     """
     op = "multilabel_margin_loss"
-    _check_reduction(reduction, op)
-    for name, v in (("input", input), ("target", target)):
-        if not isinstance(v, Tensor):
-            raise TypeError(f"For '{op}', '{name}' must be a Tensor, but got "
-                            f"{type(v).__name__}")
+    check_reduction(reduction, op)
+    NF._tensor(input, op)
+    NF._tensor(target, op, "target")
     if input.ndim not in (1, 2) or target.shape != input.shape:
         raise ValueError(f"For '{op}', 'input' must be (C,) or (N, C) and 'target' of the same "
                          f"shape, but got {input.shape} and {target.shape}")
@@ -149,4 +127,4 @@ def multilabel_margin_loss(input, target, reduction="mean"):
     loss = F.sum(NF.relu(margins) * mask, (1, 2)) / float(max(c, 1))
     if input.ndim == 1:
         loss = A.reshape(loss, ())
-    return _reduce(loss, reduction)
+    return NF._reduce(loss, reduction)

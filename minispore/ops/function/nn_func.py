@@ -6,6 +6,9 @@ import math
 import numpy as np
 
 from ..._autodiff.tape import apply, call1, wrap
+from ..._validator import (check_float_range, check_non_negative_float, check_non_negative_int,
+                           check_one_of, check_positive_float, check_positive_int,
+                           check_reduction, check_type)
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
 from ..operations import array_ops as A
@@ -29,9 +32,7 @@ _RELU = N.ReLU()
 
 
 def _tensor(x, op, arg="input"):
-    if not isinstance(x, Tensor):
-        raise TypeError(f"For '{op}', '{arg}' must be a Tensor, but got {type(x).__name__}")
-    return x
+    return check_type(x, Tensor, arg, op)
 
 
 def _float_tensor(x, op, arg="input"):
@@ -111,9 +112,7 @@ def gelu(input, approximate="none"):
     if x._data.dtype.kind != "f":
         raise TypeError(f"For 'gelu', the input must be a floating-point Tensor, but got "
                         f"{x.dtype}")
-    if approximate not in ("none", "tanh"):
-        raise ValueError(f"For 'gelu', 'approximate' must be 'none' or 'tanh', but got "
-                         f"{approximate!r}")
+    check_one_of(approximate, ("none", "tanh"), "approximate", "gelu")
     return call1(_GELU[approximate], x)
 
 
@@ -177,7 +176,7 @@ def glu(x, axis=-1):
     ax = normalize_axis(axis, x.ndim, "glu")
     if x.shape[ax] % 2:
         raise ValueError(f"For 'glu', axis {ax} of shape {x.shape} must have an even size")
-    a, b = apply(A.Split(ax, [x.shape[ax] // 2] * 2), (x,))
+    a, b = apply(A.SplitSizes(ax, [x.shape[ax] // 2] * 2), (x,))
     return a * F.sigmoid(b)
 
 
@@ -252,8 +251,7 @@ def one_hot(indices, depth, on_value=1, off_value=0, axis=-1):
     if idx.dtype.kind not in "iu":
         raise TypeError(f"For 'one_hot', 'indices' must be an integer Tensor, but got "
                         f"{mstype.from_np(idx.dtype) if idx.dtype.kind in 'bf' else idx.dtype}")
-    if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 0:
-        raise ValueError(f"For 'one_hot', 'depth' must be a non-negative int, but got {depth!r}")
+    depth = check_non_negative_int(depth, "depth", "one_hot")
     values = [v._data for v in (on_value, off_value) if isinstance(v, Tensor)]
     if values:
         dt = values[0].dtype if len(values) == 1 else mstype.promote(values[0].dtype,
@@ -284,15 +282,6 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-08):
 
 # ---- losses --------------------------------------------------------------------------------------
 
-_REDUCTIONS = ("mean", "sum", "none")
-
-
-def _check_reduction(reduction, op, allowed=_REDUCTIONS):
-    if reduction not in allowed:
-        raise ValueError(f"For '{op}', 'reduction' must be one of {list(allowed)}, but got "
-                         f"{reduction!r}")
-
-
 def _reduce(loss, reduction):
     if reduction == "mean":
         return M.reduce_mean(loss)
@@ -322,7 +311,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None
     op = "binary_cross_entropy_with_logits"
     input = _float_tensor(input, op)
     _tensor(target, op, "target")
-    _check_reduction(reduction, op)
+    check_reduction(reduction, op)
     if input.shape != target.shape:
         raise ValueError(f"For '{op}', 'input' and 'target' must have the same shape, but got "
                          f"{input.shape} and {target.shape}")
@@ -342,7 +331,7 @@ def binary_cross_entropy(logits, labels, weight=None, reduction="mean"):
     op = "binary_cross_entropy"
     logits = _float_tensor(logits, op, "logits")
     _tensor(labels, op, "labels")
-    _check_reduction(reduction, op)
+    check_reduction(reduction, op)
     if logits.shape != labels.shape:
         raise ValueError(f"For '{op}', 'logits' and 'labels' must have the same shape, but got "
                          f"{logits.shape} and {labels.shape}")
@@ -376,16 +365,10 @@ def nll_loss(inputs, target, weight=None, ignore_index=-100, reduction="mean",
     return _nll(inputs, target, weight, ignore_index, reduction, label_smoothing, "nll_loss")
 
 
-def _check_smoothing(label_smoothing, op):
-    if not 0.0 <= label_smoothing <= 1.0:
-        raise ValueError(f"For '{op}', 'label_smoothing' must be in [0, 1], but got "
-                         f"{label_smoothing}")
-
-
 def _nll(logp, target, weight, ignore_index, reduction, label_smoothing, op):
     logp = _float_tensor(logp, op, "input")
-    _check_reduction(reduction, op)
-    _check_smoothing(label_smoothing, op)
+    check_reduction(reduction, op)
+    check_float_range(label_smoothing, "label_smoothing", op, 0.0, 1.0)
     t = target._data if isinstance(target, Tensor) else np.asarray(target)
     if t.dtype.kind not in "iu":
         raise TypeError(f"For '{op}', class-index targets must be integers, but got {t.dtype}")
@@ -436,7 +419,7 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
     op = "cross_entropy"
     input = _float_tensor(input, op)
     _tensor(target, op, "target")
-    _check_smoothing(label_smoothing, op)
+    check_float_range(label_smoothing, "label_smoothing", op, 0.0, 1.0)
     class_axis = 1 if input.ndim > 1 else 0
     t = target._data
     if (input.ndim == 2 and t.dtype.kind in "iu" and weight is None and not label_smoothing
@@ -448,7 +431,7 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
     logp = log_softmax(input, class_axis)
     if t.dtype.kind in "iu":
         return _nll(logp, target, weight, ignore_index, reduction, label_smoothing, op)
-    _check_reduction(reduction, op)
+    check_reduction(reduction, op)
     if target.shape != input.shape:
         raise ValueError(f"For '{op}', probability targets must have the input's shape "
                          f"{input.shape}, but got {target.shape}")
@@ -471,7 +454,7 @@ def mse_loss(input, target, reduction="mean"):
     """(input - target)^2 (broadcast), reduced by 'mean', 'sum' or 'none'."""
     input = _float_tensor(input, "mse_loss")
     _tensor(target, "mse_loss", "target")
-    _check_reduction(reduction, "mse_loss")
+    check_reduction(reduction, "mse_loss")
     _broadcast_shape(input, target, "mse_loss")
     d = input - target
     return _reduce(d * d, reduction)
@@ -481,7 +464,7 @@ def l1_loss(input, target, reduction="mean"):
     """|input - target| (broadcast), reduced."""
     input = _float_tensor(input, "l1_loss")
     _tensor(target, "l1_loss", "target")
-    _check_reduction(reduction, "l1_loss")
+    check_reduction(reduction, "l1_loss")
     _broadcast_shape(input, target, "l1_loss")
     return _reduce(F.abs(input - target), reduction)
 
@@ -490,9 +473,8 @@ def huber_loss(input, target, reduction="mean", delta=1.0):
     """0.5 * d^2 where |d| < delta, else delta * (|d| - 0.5 * delta), d = input - target."""
     input = _float_tensor(input, "huber_loss")
     _tensor(target, "huber_loss", "target")
-    _check_reduction(reduction, "huber_loss")
-    if delta <= 0:
-        raise ValueError(f"For 'huber_loss', 'delta' must be positive, but got {delta}")
+    check_reduction(reduction, "huber_loss")
+    check_positive_float(delta, "delta", "huber_loss")
     _broadcast_shape(input, target, "huber_loss")
     d = input - target
     ad = F.abs(d)
@@ -507,7 +489,7 @@ def kl_div(logits, labels, reduction="mean"):
     op = "kl_div"
     logits = _float_tensor(logits, op, "logits")
     _tensor(labels, op, "labels")
-    _check_reduction(reduction, op, ("mean", "batchmean", "sum", "none"))
+    check_reduction(reduction, op, ("mean", "batchmean", "sum", "none"))
     _broadcast_shape(logits, labels, op, ("logits", "labels"))
     labels = M.cast(labels, logits._data.dtype)
     positive = labels > 0
@@ -531,9 +513,8 @@ def smooth_l1_loss(input, target, beta=1.0, reduction="none"):
     op = "smooth_l1_loss"
     input = _float_tensor(input, op)
     _tensor(target, op, "target")
-    _check_reduction(reduction, op)
-    if isinstance(beta, bool) or not isinstance(beta, (int, float)) or beta < 0:
-        raise ValueError(f"For '{op}', 'beta' must be a non-negative number, but got {beta!r}")
+    check_reduction(reduction, op)
+    check_non_negative_float(beta, "beta", op)
     _broadcast_shape(input, target, op)
     d = input - target
     ad = F.abs(d)
@@ -562,7 +543,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction="mean"):
     x1 = _float_tensor(input1, op, "input1")
     x2 = _float_tensor(input2, op, "input2")
     _tensor(target, op, "target")
-    _check_reduction(reduction, op)
+    check_reduction(reduction, op)
     if x1.shape != x2.shape or x1.ndim == 0:
         raise ValueError(f"For '{op}', 'input1' and 'input2' must have the same shape of rank "
                          f">= 1, but got {x1.shape} and {x2.shape}")
@@ -585,7 +566,7 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, reduction="mean"):
     x1 = _float_tensor(input1, op, "input1")
     x2 = _float_tensor(input2, op, "input2")
     _tensor(target, op, "target")
-    _check_reduction(reduction, op)
+    check_reduction(reduction, op)
     _broadcast_shape(x1, x2, op, ("input1", "input2"))
     _broadcast_shape(x1, target, op, ("input1", "target"))
     target = M.cast(target, x1._data.dtype)
@@ -597,7 +578,7 @@ def soft_margin_loss(input, target, reduction="mean"):
     op = "soft_margin_loss"
     input = _float_tensor(input, op)
     _tensor(target, op, "target")
-    _check_reduction(reduction, op)
+    check_reduction(reduction, op)
     _broadcast_shape(input, target, op)
     return _reduce(N.softplus(-M.cast(target, input._data.dtype) * input), reduction)
 
@@ -607,7 +588,7 @@ def hinge_embedding_loss(inputs, targets, margin=1.0, reduction="mean"):
     op = "hinge_embedding_loss"
     x = _float_tensor(inputs, op, "inputs")
     _tensor(targets, op, "targets")
-    _check_reduction(reduction, op)
+    check_reduction(reduction, op)
     _broadcast_shape(x, targets, op, ("inputs", "targets"))
     positive = wrap(_plus_minus_one(targets, op, "targets") == 1)
     return _reduce(M.select(positive, x, relu(margin - x)), reduction)
@@ -632,9 +613,8 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, 
     a = _float_tensor(anchor, op, "anchor")
     pos = _float_tensor(positive, op, "positive")
     neg = _float_tensor(negative, op, "negative")
-    _check_reduction(reduction, op)
-    if isinstance(p, bool) or not isinstance(p, (int, np.integer)) or p < 1:
-        raise ValueError(f"For '{op}', 'p' must be a positive int, but got {p!r}")
+    check_reduction(reduction, op)
+    check_positive_int(p, "p", op)
     for name, t in (("anchor", a), ("positive", pos), ("negative", neg)):
         if t.ndim not in (1, 2):
             raise ValueError(f"For '{op}', '{name}' must be (N, D) or (D,), but got shape "
@@ -659,7 +639,7 @@ def gaussian_nll_loss(x, target, var, full=False, eps=1e-06, reduction="mean"):
     x = _float_tensor(x, op, "x")
     _tensor(target, op, "target")
     var = _float_tensor(var, op, "var")
-    _check_reduction(reduction, op)
+    check_reduction(reduction, op)
     _broadcast_shape(x, target, op, ("x", "target"))
     if var.shape == x.shape[:-1] and x.ndim:
         var = A.expand_dims(var, -1)
@@ -697,9 +677,8 @@ def multi_margin_loss(input, target, p=1, margin=1, weight=None, reduction="mean
     weight[y] * max(0, margin - input[y] + input[i])^p, divided by C (p is 1 or 2)."""
     op = "multi_margin_loss"
     x = _float_tensor(input, op)
-    _check_reduction(reduction, op)
-    if p not in (1, 2) or isinstance(p, bool):
-        raise ValueError(f"For '{op}', 'p' must be 1 or 2, but got {p!r}")
+    check_reduction(reduction, op)
+    check_one_of(p, (1, 2), "p", op)
     if x.ndim != 2:
         raise ValueError(f"For '{op}', 'input' must be (N, C), but got shape {x.shape}")
     n, c = x.shape
@@ -725,7 +704,7 @@ def multilabel_soft_margin_loss(input, target, weight=None, reduction="mean"):
     op = "multilabel_soft_margin_loss"
     x = _float_tensor(input, op)
     _tensor(target, op, "target")
-    _check_reduction(reduction, op)
+    check_reduction(reduction, op)
     if x.ndim != 2 or target.shape != x.shape:
         raise ValueError(f"For '{op}', 'input' must be (N, C) and 'target' of the same shape, "
                          f"but got {x.shape} and {target.shape}")

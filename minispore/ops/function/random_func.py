@@ -2,6 +2,7 @@
 import numpy as np
 
 from ..._autodiff.tape import wrap
+from ..._validator import check_bool, check_int, check_positive_int, check_type
 from ...common import dtype as mstype
 from ...common.seed import generator
 from ...common.tensor import Tensor
@@ -88,11 +89,8 @@ def standard_normal(shape, seed=None):
 
 def randint(low, high, size, seed=None, *, dtype=None):
     """Integers in [low, high) of shape `size` (a tuple; int64 by default)."""
-    for arg, v in (("low", low), ("high", high)):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-            raise TypeError(f"For 'randint', '{arg}' must be an int, but got {type(v).__name__}")
-    if not isinstance(size, (tuple, list)):
-        raise TypeError(f"For 'randint', 'size' must be a tuple, but got {type(size).__name__}")
+    low, high = check_int(low, "low", "randint"), check_int(high, "high", "randint")
+    check_type(size, (tuple, list), "size", "randint")
     if high <= low:
         raise ValueError(f"For 'randint', 'high' ({high}) must be greater than 'low' ({low})")
     dt = np.dtype(np.int64) if dtype is None else mstype.to_np(dtype)
@@ -121,6 +119,8 @@ def bernoulli(input, p=0.5, seed=None):
 def multinomial(input, num_samples, replacement=True, seed=None):
     """int32 indices drawn from each row's (unnormalised) probabilities: shape input.shape[:-1]
     + (num_samples,)."""
+    check_positive_int(num_samples, "num_samples", "multinomial")
+    replacement = check_bool(replacement, "replacement", "multinomial")
     probs = np.asarray(input._data, np.float64)
     if np.any(probs < 0) or not np.all(np.isfinite(probs)):
         raise ValueError("For 'multinomial', probabilities must be finite and non-negative")
@@ -143,10 +143,8 @@ def randperm(n, seed=0, offset=0, dtype=mstype.int64):
     """A random permutation of 0..n-1, a function of (`seed`, `offset`) as in MindSpore's
     counter-based generator: the same arguments give the same permutation."""
     for arg, v in (("n", n), ("seed", seed), ("offset", offset)):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-            raise TypeError(f"For 'randperm', '{arg}' must be an int, but got {type(v).__name__}")
-        if v < 0:
-            raise ValueError(f"For 'randperm', '{arg}' must be non-negative, but got {v}")
+        if check_int(v, arg, "randperm") < 0:
+            raise ValueError(f"For 'randperm', the '{arg}' must be non-negative, but got {v}")
     dt = mstype.to_np(dtype)
     if dt.kind not in "iuf" or (dt.kind in "iu" and n > np.iinfo(dt).max + 1):
         raise ValueError(f"For 'randperm', 'dtype' {dt} cannot hold the values 0..{n - 1}")

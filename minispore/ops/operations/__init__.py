@@ -3,7 +3,8 @@
 The registered primitives (forward + bprop) are exported under their class names. Where
 MindSpore's class takes other constructor or call arguments than the registered primitive, or
 where the op is a composite, a thin user-facing class below adapts the call and runs the same
-functional op, so both paths share one implementation and its gradients.
+functional op, so both paths share one implementation and its gradients. This package is the
+facade above both: it imports the primitive families, then the functional layer built on them.
 """
 import numpy as np
 
@@ -12,30 +13,22 @@ from ...common import dtype as mstype
 from ...common.parameter import Parameter
 from ...common.seed import generator
 from ...common.tensor import Tensor
+from ..._validator import check_int, check_positive_int
 from ..primitive import PRIMITIVES, Primitive, PrimitiveWithCheck, PrimitiveWithInfer, \
     prim_attr_register
-from . import array_ops, conv_ops, einsum_ops, loss_ops, math_ops, nn_ops, norm_ops  # noqa: F401,E501  (they register)
-from .array_ops import Split as SplitV
+from . import (array_ops, conv_ops, einsum_ops, loss_ops, math_ops, nn_ops, norm_ops,  # noqa: F401
+               pool_ops)  # (they register)
+from .. import function as F
 
-# Registered primitives that only serve other rules (bprops, indexing, the engine) and have no
-# MindSpore user-facing counterpart stay out of the namespace.
-_INTERNAL = {"Getitem", "Setitem", "SumTo", "ProdOthers", "SingularValues", "BCEWithLogits",
-             "BatchNormTraining", "Conv2DBackpropFilter", "SparseSoftmaxCrossEntropy",
-             "Conv3DBackpropInput", "Conv3DBackpropFilter",
-             "WindowScatter", "WindowGather"}
-_REGISTERED = sorted(name for name in PRIMITIVES
-                     if name not in _INTERNAL and not name.endswith("Grad") and name != "Split")
+# Registered primitives that only serve other rules (`internal`, and the gradient kernels named
+# *Grad) have no MindSpore user-facing counterpart and stay out of the namespace.
+_REGISTERED = sorted(name for name, cls in PRIMITIVES.items()
+                     if not cls.internal and not name.endswith("Grad"))
 globals().update({name: PRIMITIVES[name] for name in _REGISTERED})
 Div = math_ops.Div
 
 
-def _functional():
-    # The functional layer imports this package; importing it lazily avoids the cycle.
-    from .. import function
-    return function
-
-
-class Gather(array_ops.Gather):
+class Gather(array_ops.Take):
     """`Gather(batch_dims=0)(input_params, input_indices, axis)`: slices along `axis`; with
     `batch_dims`, the leading axes of params and indices are batch axes."""
 
@@ -45,11 +38,11 @@ class Gather(array_ops.Gather):
 
     def __call__(self, input_params, input_indices, axis=0):
         if self.batch_dims:
-            return _functional().gather(input_params, input_indices, axis, self.batch_dims)
+            return F.gather(input_params, input_indices, axis, self.batch_dims)
         return apply(self, (input_params, input_indices, axis))
 
 
-class BroadcastTo(array_ops.BroadcastTo):
+class BroadcastTo(array_ops.DynamicBroadcastTo):
     """`BroadcastTo(shape)(x)`: x broadcast to `shape` (-1 keeps a dimension)."""
 
     def __init__(self, shape):
@@ -57,10 +50,10 @@ class BroadcastTo(array_ops.BroadcastTo):
         self.shape = tuple(shape)
 
     def __call__(self, x):
-        return _functional().broadcast_to(x, self.shape)
+        return F.broadcast_to(x, self.shape)
 
 
-class Pad(array_ops.Pad):
+class Pad(array_ops.PadConstant):
     """`Pad(paddings)(x)`: x padded with zeros, ((before, after), ...) per axis."""
 
     def __init__(self, paddings):
@@ -82,10 +75,9 @@ class ReduceStd(Primitive):
         self.axis, self.unbiased, self.keep_dims = axis, unbiased, keep_dims
 
     def __call__(self, x):
-        f = _functional()
         axis = self.axis if self.axis not in ((), []) else None
-        return (f.std(x, axis, int(self.unbiased), self.keep_dims),
-                f.mean(x, axis, self.keep_dims))
+        return (F.std(x, axis, int(self.unbiased), self.keep_dims),
+                F.mean(x, axis, self.keep_dims))
 
 
 class Split(Primitive):
@@ -102,7 +94,36 @@ class Split(Primitive):
         if n % self.output_num:
             raise ValueError(f"For 'Split', axis {self.axis} of shape {x.shape} does not divide "
                              f"into {self.output_num} equal pieces")
-        return apply(SplitV(self.axis, [n // self.output_num] * self.output_num), (x,))
+        return apply(array_ops.SplitSizes(self.axis, [n // self.output_num] * self.output_num),
+                     (x,))
+
+
+class SplitV(Primitive):
+    """`SplitV(size_splits, split_dim, num_split)(x)`: pieces of the given sizes along
+    `split_dim`; one size may be -1 (the rest of the axis)."""
+
+    def __init__(self, size_splits, split_dim, num_split):
+        super().__init__()
+        self.size_splits = tuple(check_int(s, "size_splits", "SplitV") for s in size_splits)
+        self.split_dim = check_int(split_dim, "split_dim", "SplitV")
+        self.num_split = check_positive_int(num_split, "num_split", "SplitV")
+        if len(self.size_splits) != self.num_split:
+            raise ValueError(f"For 'SplitV', the 'size_splits' must have 'num_split' "
+                             f"({self.num_split}) entries, but got {list(self.size_splits)}")
+        if sum(s == -1 for s in self.size_splits) > 1 or \
+                any(s < -1 for s in self.size_splits):
+            raise ValueError(f"For 'SplitV', the 'size_splits' must be non-negative with at most "
+                             f"one -1, but got {list(self.size_splits)}")
+
+    def __call__(self, x):
+        n = x.shape[self.split_dim]
+        sizes = list(self.size_splits)
+        if -1 in sizes:
+            sizes[sizes.index(-1)] = n - (sum(sizes) + 1)
+        if sum(sizes) != n or min(sizes) < 0:
+            raise ValueError(f"For 'SplitV', the 'size_splits' {list(self.size_splits)} do not "
+                             f"add up to axis {self.split_dim} of shape {x.shape}")
+        return apply(array_ops.SplitSizes(self.split_dim, sizes), (x,))
 
 
 # ---- creation and shape queries (constant outputs) -----------------------------------------------
@@ -115,63 +136,63 @@ class Ones(_Constant):
     """`Ones()(shape, dtype)`: a tensor of ones (float32 by default)."""
 
     def __call__(self, shape, dtype=mstype.float32):
-        return _functional().ones(shape, dtype)
+        return F.ones(shape, dtype)
 
 
 class Zeros(_Constant):
     """`Zeros()(shape, dtype)`: a tensor of zeros (float32 by default)."""
 
     def __call__(self, shape, dtype=mstype.float32):
-        return _functional().zeros(shape, dtype)
+        return F.zeros(shape, dtype)
 
 
 class OnesLike(_Constant):
     """`OnesLike()(x)`: ones of x's shape and dtype."""
 
     def __call__(self, x):
-        return _functional().ones_like(x)
+        return F.ones_like(x)
 
 
 class ZerosLike(_Constant):
     """`ZerosLike()(x)`: zeros of x's shape and dtype."""
 
     def __call__(self, x):
-        return _functional().zeros_like(x)
+        return F.zeros_like(x)
 
 
 class Fill(_Constant):
     """`Fill()(type, shape, value)`: a tensor of `shape` and dtype `type` filled with `value`."""
 
     def __call__(self, type, shape, value):
-        return _functional().fill(type, shape, value)
+        return F.fill(type, shape, value)
 
 
 class Eye(_Constant):
     """`Eye()(n, m, t)`: an n x m identity matrix of dtype t."""
 
     def __call__(self, n, m, t):
-        return _functional().eye(n, m, t)
+        return F.eye(n, m, t)
 
 
 class Shape(_Constant):
     """`Shape()(x)`: the shape as a tuple."""
 
     def __call__(self, x):
-        return _functional().shape(x)
+        return F.shape(x)
 
 
 class Rank(_Constant):
     """`Rank()(x)`: the number of dimensions."""
 
     def __call__(self, x):
-        return _functional().rank(x)
+        return F.rank(x)
 
 
 class Size(_Constant):
     """`Size()(x)`: the number of elements."""
 
     def __call__(self, x):
-        return _functional().size(x)
+        return F.size(x)
 
 
 class OneHot(_Constant):
@@ -182,14 +203,14 @@ class OneHot(_Constant):
         self.axis = axis
 
     def __call__(self, indices, depth, on_value, off_value):
-        return _functional().one_hot(indices, depth, on_value, off_value, self.axis)
+        return F.one_hot(indices, depth, on_value, off_value, self.axis)
 
 
 class Unique(_Constant):
     """`Unique()(x)`: (values in order of first appearance, inverse indices)."""
 
     def __call__(self, x):
-        return _functional().unique(x)
+        return F.unique(x)
 
 
 # ---- composites under MindSpore's class names -----------------------------------------------------
@@ -198,7 +219,7 @@ class GatherD(Primitive):
     """`GatherD()(x, dim, index)`: NumPy's take_along_axis (as `ops.gather_elements`)."""
 
     def __call__(self, x, dim, index):
-        return _functional().gather_elements(x, dim, index)
+        return F.gather_elements(x, dim, index)
 
 
 class BiasAdd(Primitive):
@@ -213,7 +234,6 @@ class BiasAdd(Primitive):
         self.data_format = data_format
 
     def __call__(self, input_x, bias):
-        f = _functional()
         if not isinstance(input_x, Tensor) or not isinstance(bias, Tensor):
             raise TypeError("For 'BiasAdd', 'input_x' and 'bias' must be Tensors")
         axis = input_x.ndim - 1 if self.data_format == "NHWC" else 1
@@ -223,14 +243,14 @@ class BiasAdd(Primitive):
                              f"input of shape {input_x.shape}, but got {bias.shape}")
         shape = [1] * input_x.ndim
         shape[axis] = bias.shape[0]
-        return f.add(input_x, f.reshape(bias, tuple(shape)))
+        return F.add(input_x, F.reshape(bias, tuple(shape)))
 
 
 class ReLU6(Primitive):
     """`ReLU6()(x)`: min(max(x, 0), 6)."""
 
     def __call__(self, x):
-        return _functional().relu6(x)
+        return F.relu6(x)
 
 
 class Elu(Primitive):
@@ -241,42 +261,42 @@ class Elu(Primitive):
         self.alpha = alpha
 
     def __call__(self, x):
-        return _functional().elu(x, self.alpha)
+        return F.elu(x, self.alpha)
 
 
 class SeLU(Primitive):
     """`SeLU()(x)`."""
 
     def __call__(self, x):
-        return _functional().selu(x)
+        return F.selu(x)
 
 
 class HSwish(Primitive):
     """`HSwish()(x)`: x * relu6(x + 3) / 6."""
 
     def __call__(self, x):
-        return _functional().hardswish(x)
+        return F.hardswish(x)
 
 
 class HSigmoid(Primitive):
     """`HSigmoid()(x)`: relu6(x + 3) / 6."""
 
     def __call__(self, x):
-        return _functional().hardsigmoid(x)
+        return F.hardsigmoid(x)
 
 
 class Mish(Primitive):
     """`Mish()(x)`: x * tanh(softplus(x))."""
 
     def __call__(self, x):
-        return _functional().mish(x)
+        return F.mish(x)
 
 
 class Softsign(Primitive):
     """`Softsign()(x)`: x / (1 + |x|)."""
 
     def __call__(self, x):
-        return _functional().softsign(x)
+        return F.softsign(x)
 
 
 class L2Normalize(Primitive):
@@ -287,9 +307,8 @@ class L2Normalize(Primitive):
         self.axis, self.epsilon = axis, epsilon
 
     def __call__(self, x):
-        f = _functional()
-        ssq = f.sum(f.square(x), self.axis, True)
-        return x * f.rsqrt(f.maximum(ssq, self.epsilon))
+        ssq = F.sum(F.square(x), self.axis, True)
+        return x * F.rsqrt(F.maximum(ssq, self.epsilon))
 
 
 class TopK(Primitive):
@@ -301,7 +320,7 @@ class TopK(Primitive):
         self.sorted = sorted
 
     def __call__(self, input_x, k):
-        return _functional().topk(input_x, k, sorted=self.sorted)
+        return F.topk(input_x, k, sorted=self.sorted)
 
 
 class Sort(Primitive):
@@ -312,7 +331,7 @@ class Sort(Primitive):
         self.axis, self.descending = axis, descending
 
     def __call__(self, x):
-        return _functional().sort(x, self.axis, self.descending)
+        return F.sort(x, self.axis, self.descending)
 
 
 class _LogicalReduce(Primitive):
@@ -323,7 +342,7 @@ class _LogicalReduce(Primitive):
         self.keep_dims = keep_dims
 
     def __call__(self, x, axis=()):
-        return getattr(_functional(), self._fn)(x, axis, self.keep_dims)
+        return getattr(F, self._fn)(x, axis, self.keep_dims)
 
 
 class ReduceAll(_LogicalReduce):
@@ -342,21 +361,21 @@ class ScatterNd(Primitive):
     """`ScatterNd()(indices, updates, shape)`."""
 
     def __call__(self, indices, updates, shape):
-        return _functional().scatter_nd(indices, updates, shape)
+        return F.scatter_nd(indices, updates, shape)
 
 
 class TensorScatterUpdate(Primitive):
     """`TensorScatterUpdate()(input_x, indices, updates)`."""
 
     def __call__(self, input_x, indices, updates):
-        return _functional().tensor_scatter_update(input_x, indices, updates)
+        return F.tensor_scatter_update(input_x, indices, updates)
 
 
 class TensorScatterAdd(Primitive):
     """`TensorScatterAdd()(input_x, indices, updates)`."""
 
     def __call__(self, input_x, indices, updates):
-        return _functional().tensor_scatter_add(input_x, indices, updates)
+        return F.tensor_scatter_add(input_x, indices, updates)
 
 
 class SoftmaxCrossEntropyWithLogits(Primitive):
@@ -364,9 +383,8 @@ class SoftmaxCrossEntropyWithLogits(Primitive):
     softmax(logits) - labels (N, C)) for probability `labels` (N, C)."""
 
     def __call__(self, logits, labels):
-        f = _functional()
-        loss = f.cross_entropy(logits, labels, reduction="none")
-        return loss, f.softmax(logits, 1) - f.cast(labels, logits.dtype)
+        loss = F.cross_entropy(logits, labels, reduction="none")
+        return loss, F.softmax(logits, 1) - F.cast(labels, logits.dtype)
 
 
 class SparseSoftmaxCrossEntropyWithLogits(Primitive):
@@ -379,11 +397,10 @@ class SparseSoftmaxCrossEntropyWithLogits(Primitive):
         self.is_grad = is_grad
 
     def __call__(self, logits, labels):
-        f = _functional()
         if not self.is_grad:
-            return f.cross_entropy(logits, labels)
-        onehot = f.one_hot(labels, logits.shape[1], 1.0, 0.0)
-        return (f.softmax(logits, 1) - f.cast(onehot, logits.dtype)) / logits.shape[0]
+            return F.cross_entropy(logits, labels)
+        onehot = F.one_hot(labels, logits.shape[1], 1.0, 0.0)
+        return (F.softmax(logits, 1) - F.cast(onehot, logits.dtype)) / logits.shape[0]
 
 
 class _RandomPrimitive(Primitive):
@@ -404,7 +421,7 @@ class _RandomPrimitive(Primitive):
         return generator((int(self.seed) << 32) + int(self.seed2))
 
     def _shape(self, shape):
-        return _functional().array_func._shape_arg(shape, self.name)
+        return F.creation_func._shape_arg(shape, self.name)
 
 
 class StandardNormal(_RandomPrimitive):
@@ -442,12 +459,12 @@ class BatchNorm(Primitive):
         if self.is_training:
             y, batch_mean, batch_var = apply(norm_ops.BatchNormTraining(self.epsilon),
                                              (x, scale, bias))
-            _functional().layer_func._blend(mean, batch_mean._data, self.momentum)
+            F.layer_func._blend(mean, batch_mean._data, self.momentum)
             m = x.size // x.shape[1]
-            _functional().layer_func._blend(variance, batch_var._data * (m / max(m - 1, 1)),
+            F.layer_func._blend(variance, batch_var._data * (m / max(m - 1, 1)),
                                             self.momentum)
             return y, batch_mean, batch_var, batch_mean, batch_var
-        y = _functional().batch_norm(x, mean, variance, scale, bias, False, self.momentum,
+        y = F.batch_norm(x, mean, variance, scale, bias, False, self.momentum,
                                      self.epsilon)
         return y, mean, variance, mean, variance
 
@@ -504,7 +521,7 @@ class Assign(Primitive):
 
 __all__ = sorted(set(_REGISTERED) | {"BatchNorm", "Dropout", "Conv2DTranspose",
     "Primitive", "PrimitiveWithInfer", "PrimitiveWithCheck", "prim_attr_register", "Div",
-    "BroadcastTo", "Pad", "ReduceStd", "Gather", "Split", "Ones", "Zeros", "OnesLike", "ZerosLike",
+    "BroadcastTo", "Pad", "ReduceStd", "Gather", "Split", "SplitV", "Ones", "Zeros", "OnesLike", "ZerosLike",
     "Fill", "Eye", "Shape", "Rank", "Size", "OneHot", "Unique", "GatherD", "BiasAdd", "GeLU", "ReLU6", "Elu",
     "SeLU", "HSwish", "HSigmoid", "Mish", "Softsign", "L2Normalize", "TopK", "Sort", "ReduceAll",
     "ReduceAny", "ScatterNd", "TensorScatterUpdate", "TensorScatterAdd",

@@ -11,7 +11,6 @@ from ..._autodiff.tape import apply, call1, wrap
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
 from ..primitive import Primitive, register
-from . import math_ops as M
 from ._kernels import normalize_axis, sum_to_array
 
 
@@ -127,9 +126,10 @@ class Identity(Primitive):
 # ================================ broadcasting and its adjoint ====================================
 
 @register
-class BroadcastTo(Primitive):
+class DynamicBroadcastTo(Primitive):
     """x broadcast to `shape` (-1 keeps a dimension).  dx = sum_to(dout, x.shape)."""
 
+    internal = True  # the user-facing class of MindSpore's name adapts the call
     inputs = ("x", "shape")
     saves = ("x.shape",)
 
@@ -154,6 +154,7 @@ class BroadcastTo(Primitive):
 class SumTo(Primitive):
     """x summed down to `shape` (the adjoint of broadcasting).  dx = broadcast_to(dout, x.shape)."""
 
+    internal = True
     inputs = ("x", "shape")
     saves = ("x.shape",)
 
@@ -186,7 +187,7 @@ class Tile(Primitive):
         full = (1,) * (nd - len(shape)) + tuple(shape)
         reps = (1,) * (nd - len(multiples)) + tuple(multiples)
         split = reshape(dout, tuple(v for pair in zip(reps, full) for v in pair))
-        summed = M.reduce_sum(split, tuple(range(0, 2 * nd, 2)))
+        summed = sum_to(split, tuple(v for n in full for v in (1, n)))  # over the repeats
         return reshape(summed, shape), None
 
 
@@ -206,6 +207,7 @@ def _promoted_arrays(arrays, op):
 class Concat(Primitive):
     """Tensors joined along `axis`.  Each input's gradient is its slice of dout."""
 
+    amp_auto = "promote"
     inputs = "*"
     broadcasts = True  # inputs of different dtypes are promoted
 
@@ -232,13 +234,14 @@ class Concat(Primitive):
 
     def bprop(self, saved, dout, needs):
         sizes = saved[0]
-        return Split(self.axis, sizes)(dout)
+        return SplitSizes(self.axis, sizes)(dout)
 
 
 @register
 class Stack(Primitive):
     """Tensors of one shape stacked along a new `axis`.  dx_i = dout[..., i, ...]."""
 
+    amp_auto = "promote"
     inputs = "*"
     broadcasts = True  # inputs of different dtypes are promoted
 
@@ -284,8 +287,10 @@ class Unstack(Primitive):
 
 
 @register
-class Split(Primitive):
+class SplitSizes(Primitive):
     """x cut along `axis` into pieces of the given `sizes` (a tuple).  dx = concat(douts)."""
+
+    internal = True  # the user-facing class of MindSpore's name adapts the call
 
     def __init__(self, axis=0, sizes=(1,)):
         super().__init__()
@@ -326,10 +331,11 @@ def _check_indices(indices, size, op, what="indices"):
 
 
 @register
-class Gather(Primitive):
+class Take(Primitive):
     """x[..., indices, ...] along `axis` (negative indices count from the end; out of range is
     an IndexError).  dx = scatter-add of dout (repeated indices accumulate)."""
 
+    internal = True  # the user-facing class of MindSpore's name adapts the call
     inputs = ("x", "indices", "axis")
     saves = ("x.shape", "indices", "axis")
 
@@ -381,6 +387,7 @@ class Getitem(Primitive):
     """x[index] with NumPy semantics (ints, slices of any step, ..., None, bool masks, integer
     arrays).  dx = zeros of x.shape with dout added at index (repeats accumulate)."""
 
+    internal = True
     inputs = ("x", "index")
     saves = ("x.shape", "index")
 
@@ -419,6 +426,8 @@ class Setitem(Primitive):
     """A copy of x with x[index] = value.  dx = dout with dout[index] = 0;
     dvalue = dout[index] (where a repeated index is written twice, only the last write counts)."""
 
+    keeps_inputs = True
+    internal = True
     inputs = ("x", "index", "value")
     saves = ("x.shape", "index", "value.shape")
     broadcasts = True  # the value broadcasts into the indexed region
@@ -463,10 +472,11 @@ def _last_write_mask(shape, index):
 
 
 @register
-class Pad(Primitive):
+class PadConstant(Primitive):
     """x padded with the constant `value`; `paddings` is ((before, after), ...) per axis, and
     negative amounts crop.  dx = the unpadded part of dout."""
 
+    internal = True  # the user-facing class of MindSpore's name adapts the call
     inputs = ("x", "paddings", "value")
     saves = ("paddings",)
 
@@ -490,9 +500,9 @@ class Pad(Primitive):
 
 # ================================ internal functional forms =======================================
 
-_RESHAPE, _TRANSPOSE, _BROADCAST_TO, _SUM_TO = Reshape(), Transpose(), BroadcastTo(), SumTo()
-_GATHER, _GATHER_GRAD, _GETITEM, _GETITEM_GRAD = Gather(), GatherGrad(), Getitem(), GetitemGrad()
-_SETITEM, _PAD, _EXPAND_DIMS, _IDENTITY = Setitem(), Pad(), ExpandDims(), Identity()
+_RESHAPE, _TRANSPOSE, _BROADCAST_TO, _SUM_TO = Reshape(), Transpose(), DynamicBroadcastTo(), SumTo()
+_GATHER, _GATHER_GRAD, _GETITEM, _GETITEM_GRAD = Take(), GatherGrad(), Getitem(), GetitemGrad()
+_SETITEM, _PAD, _EXPAND_DIMS, _IDENTITY = Setitem(), PadConstant(), ExpandDims(), Identity()
 
 
 def reshape(x, shape):

@@ -29,6 +29,7 @@ class Einsum(Primitive):
     operand_k holds but no other term does is broadcast (a vector of ones joins), and a size-1
     dim that was broadcast is summed: so every order of gradient is an einsum again."""
 
+    amp_auto = "low"
     inputs = "*"
 
     def __init__(self, equation):

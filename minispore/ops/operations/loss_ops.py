@@ -37,6 +37,8 @@ class SparseSoftmaxCrossEntropy(Primitive):
     [0, C): logsumexp(logits) - logits[label], finite for any finite logit and for -inf masks.
     dlogits = SparseSoftmaxCrossEntropyGrad(logits, labels, dout) = (softmax - onehot) * dout."""
 
+    amp_auto = "full"
+    internal = True
     inputs = ("logits", "labels")
     saves = ("logits", "labels")
 
@@ -77,10 +79,6 @@ class SparseSoftmaxCrossEntropyGrad(Primitive):
         e[np.arange(len(labels)), labels] -= 1
         e *= dout[:, None]
         return e
-
-    def bprop(self, saved, g, needs):
-        from ..._autodiff.engine import vjp_of
-        return vjp_of(self.reference, saved, g, needs)
 
 
 _SPARSE_CE = SparseSoftmaxCrossEntropy()
@@ -303,20 +301,15 @@ class CTCLossV2Grad(Primitive):
                            minlength=t_max * n * c)
         return grad.reshape(t_max, n, c).astype(log_probs.dtype, copy=False)
 
-    def bprop(self, saved, g, needs):
-        from ..._autodiff.engine import vjp_of
-        return vjp_of(self._reference, saved, g, needs)
-
-    def _reference(self, dout, log_probs, targets, input_lengths, target_lengths, log_alpha):
-        from ..._autodiff.engine import grad
+    def reference(self, dout, log_probs, targets, input_lengths, target_lengths, log_alpha):
         blank, zero_infinity = self.blank, self.zero_infinity
 
-        def weighted(z):
+        def nll_of(z):
             nll = _ctc_nll_reference(z, targets, input_lengths, target_lengths, blank)
             if zero_infinity:
                 nll = M.select(np.isinf(nll._data), A.zeros_like(nll), nll)
-            return M.reduce_sum(nll * dout)
-        return grad(weighted)(log_probs)
+            return nll
+        return self.vjp_of(nll_of, (log_probs,), dout, (True,))[0]
 
 
 def _safe_lse3(a, b, c):

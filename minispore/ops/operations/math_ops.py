@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 
+from ..._autodiff import tape as _tape
 from ..._autodiff.tape import apply, binary, call1, call2, recording, wrap
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
@@ -121,6 +122,7 @@ class FloorMod(Binary):
 class Pow(Binary):
     """x ** y.  dx = dout * y * x ** (y - 1);  dy = dout * out * log(x) (0 where x == 0)."""
 
+    amp_auto = "full"
     saves = ("x", "y", "out")
 
     def forward(self, x, y):
@@ -319,6 +321,7 @@ class Neg(Unary):
 class Exp(_FloatUnary):
     """exp(x).  dx = dout * out."""
 
+    amp_auto = "full"
     saves = ("out",)
     kernel = staticmethod(np.exp)
 
@@ -330,6 +333,7 @@ class Exp(_FloatUnary):
 class Expm1(_FloatUnary):
     """exp(x) - 1.  dx = dout * (out + 1)."""
 
+    amp_auto = "full"
     saves = ("out",)
     kernel = staticmethod(np.expm1)
 
@@ -341,6 +345,7 @@ class Expm1(_FloatUnary):
 class Log(_FloatUnary):
     """log(x) (log(0) = -inf, log(x < 0) = nan).  dx = dout / x."""
 
+    amp_auto = "full"
     saves = ("x",)
     kernel = staticmethod(np.log)
 
@@ -352,6 +357,7 @@ class Log(_FloatUnary):
 class Log1p(_FloatUnary):
     """log(1 + x).  dx = dout / (1 + x)."""
 
+    amp_auto = "full"
     saves = ("x",)
     kernel = staticmethod(np.log1p)
 
@@ -378,6 +384,7 @@ def _rsqrt(x):
 class Rsqrt(_FloatUnary):
     """1 / sqrt(x).  dx = -0.5 * dout * out^3."""
 
+    amp_auto = "full"
     saves = ("out",)
     kernel = staticmethod(_rsqrt)
 
@@ -390,6 +397,7 @@ class Rsqrt(_FloatUnary):
 class Reciprocal(_FloatUnary):
     """1 / x.  dx = -dout * out^2."""
 
+    amp_auto = "full"
     saves = ("out",)
     kernel = staticmethod(np.reciprocal)
 
@@ -476,6 +484,7 @@ class Cos(_FloatUnary):
 class Tan(_FloatUnary):
     """tan(x).  dx = dout * (1 + out^2)."""
 
+    amp_auto = "full"
     saves = ("out",)
     kernel = staticmethod(np.tan)
 
@@ -488,6 +497,7 @@ class Tan(_FloatUnary):
 class Sinh(_FloatUnary):
     """sinh(x).  dx = dout * cosh(x)."""
 
+    amp_auto = "full"
     saves = ("x",)
     kernel = staticmethod(np.sinh)
 
@@ -499,6 +509,7 @@ class Sinh(_FloatUnary):
 class Cosh(_FloatUnary):
     """cosh(x).  dx = dout * sinh(x)."""
 
+    amp_auto = "full"
     saves = ("x",)
     kernel = staticmethod(np.cosh)
 
@@ -510,6 +521,7 @@ class Cosh(_FloatUnary):
 class Asin(_FloatUnary):
     """arcsin(x).  dx = dout / sqrt(1 - x^2)."""
 
+    amp_auto = "full"
     saves = ("x",)
     kernel = staticmethod(np.arcsin)
 
@@ -522,6 +534,7 @@ class Asin(_FloatUnary):
 class ACos(_FloatUnary):
     """arccos(x).  dx = -dout / sqrt(1 - x^2)."""
 
+    amp_auto = "full"
     saves = ("x",)
     kernel = staticmethod(np.arccos)
 
@@ -613,6 +626,7 @@ _SQRT_PI_OVER_2 = math.sqrt(math.pi) / 2
 class Erfinv(_FloatUnary):
     """The inverse of erf on [-1, 1].  dx = dout * sqrt(pi) / 2 * exp(out^2)."""
 
+    amp_auto = "full"
     saves = ("out",)
     kernel = staticmethod(_erfinv)
 
@@ -622,10 +636,6 @@ class Erfinv(_FloatUnary):
 
 
 # ---- activations with fused gradients: one primitive call forward, one backward ----------------
-
-def _tanh(x):
-    return np.tanh(x)
-
 
 @register
 class Tanh(_FloatUnary):
@@ -790,6 +800,7 @@ class Cast(Primitive):
     """x cast to `dtype` (float to int truncates).  dx = Cast(dout, x.dtype); no gradient into
     integer or bool results."""
 
+    keeps_inputs = True
     inputs = ("x", "dtype")
     saves = ("x.dtype",)
 
@@ -895,6 +906,7 @@ class ReduceProd(_Reduce):
     """Product over `axis`.  dx = broadcast(dout) * (product of the other elements), exact when
     x has zeros."""
 
+    amp_auto = "full"
     saves = ("x", "axis")
 
     def forward(self, x, axis):
@@ -922,6 +934,7 @@ class ProdOthers(Primitive):
     """For each element, the product of the other elements of its reduction group.
     Second-order rule holds where the group has no zeros (else a clear error)."""
 
+    internal = True
     inputs = ("x", "axes")
     saves = ("x", "axes", "out")
 
@@ -1089,10 +1102,11 @@ def _logsumexp(x, axes, keep_dims):
 
 
 @register
-class ReduceStd(Primitive):
+class StdDev(Primitive):
     """Standard deviation over `axis` with `ddof` (0: population, MindSpore's default).
     dx = dout * (x - mean) / ((n - ddof) * out), 0 where out == 0 (a subgradient)."""
 
+    internal = True  # the user-facing class of MindSpore's name adapts the call
     inputs = ("x",)
     saves = ("x", "out")
 
@@ -1154,6 +1168,7 @@ def _var(x, axes, ddof, keep_dims):
 class CumSum(Primitive):
     """Cumulative sum along `axis` (`exclusive`, `reverse` as MindSpore).  dx = reverse cumsum."""
 
+    amp_auto = "full"
     inputs = ("x", "axis")
     saves = ("axis",)
 
@@ -1186,6 +1201,7 @@ class MatMul(Primitive):
     """2-D op(a) @ op(b), op = transpose when `transpose_a`/`transpose_b`.
     With no transposes: da = dout @ b^T;  db = a^T @ dout."""
 
+    amp_auto = "low"
     inputs = ("a", "b")
     saves = ("a", "b")
 
@@ -1211,6 +1227,7 @@ class MatMul(Primitive):
 class BatchMatMul(MatMul):
     """Batched op(a) @ op(b) on the last two dims; batch dims broadcast."""
 
+    amp_auto = "low"
     broadcasts = True
 
     def forward(self, a, b):
@@ -1282,6 +1299,7 @@ class SingularValues(Primitive):
     second needs the derivatives of U and V, which this rule does not build, so it refuses to
     run under an outer gradient transform instead of giving a wrong answer."""
 
+    internal = True
     saves = ("x",)
 
     def forward(self, x):
@@ -1303,9 +1321,11 @@ class SingularValues(Primitive):
 # ================================ internal functional forms (used by bprops and ops) ===============
 
 _ADD, _SUB, _MUL, _DIV = Add(), Sub(), Mul(), RealDiv()
+_FLOORDIV, _MOD, _POW = FloorDiv(), FloorMod(), Pow()
 _EXP, _LOG, _SQRT, _RSQRT, _SIGN = Exp(), Log(), Sqrt(), Rsqrt(), Sign()
 _SIN, _COS, _SINH, _COSH = Sin(), Cos(), Sinh(), Cosh()
 _SELECT, _CAST = Select(), Cast()
+_tape.use_cast(_CAST)  # for `to_float` cells, whose casts the tape records
 _TANH_GRAD, _SIGMOID_GRAD, _PROD_OTHERS = TanhGrad(), SigmoidGrad(), ProdOthers()
 _REDUCE_SUM = {False: ReduceSum(False), True: ReduceSum(True)}
 _REDUCE_MEAN = {False: ReduceMean(False), True: ReduceMean(True)}
@@ -1373,8 +1393,6 @@ def cast(x, dtype):
         return x
     return apply(_CAST, (x, np_dtype))
 
-
-cast_np = cast
 
 
 def reduce_sum(x, axis=None, keep_dims=False):

@@ -6,7 +6,7 @@ from ...common.tensor import Tensor
 from ..primitive import Primitive, Unary, register
 from . import array_ops as A
 from . import math_ops as M
-from ._kernels import normalize_axis, quiet
+from ._kernels import erf, normalize_axis, quiet
 
 
 _ZEROS = {}
@@ -53,6 +53,7 @@ class ReluGrad(Primitive):
 class Softmax(Primitive):
     """exp(x - max) / sum(exp(x - max)) along `axis`.  dx = out * (dout - sum(dout * out))."""
 
+    amp_auto = "full"
     saves = ("out",)
 
     def __init__(self, axis=-1):
@@ -97,10 +98,6 @@ class SoftmaxGrad(Primitive):
         np.subtract(np.multiply(y, dy), t, out=t)
         return t
 
-    def bprop(self, saved, g, needs):
-        from ..._autodiff.engine import vjp_of
-        return vjp_of(self.reference, saved, g, needs)
-
 
 def _softmax(x, axis):
     if x.size == 0:  # np.max has no identity; the result is as empty as the input
@@ -114,6 +111,7 @@ def _softmax(x, axis):
 class LogSoftmax(Primitive):
     """x - logsumexp(x) along `axis`.  dx = dout - exp(out) * sum(dout)."""
 
+    amp_auto = "full"
     saves = ("out",)
 
     def __init__(self, axis=-1):
@@ -151,6 +149,8 @@ class BCEWithLogits(Primitive):
     dx = w * ((1 - y) - (1 + (p - 1) y) * sigmoid(-x));  dy = w * (p * softplus(-x) - softplus(x));
     dw = the unweighted loss;  dp = w * y * softplus(-x)."""
 
+    amp_auto = "full"
+    internal = True
     inputs = ("x", "y", "weight", "pos_weight")
     saves = ("x", "y", "weight", "pos_weight")
     broadcasts = True
@@ -192,6 +192,7 @@ def _masked_product(coef, value):
 class Softplus(Unary):
     """log(1 + exp(x)), without overflow.  dx = dout * sigmoid(x)."""
 
+    amp_auto = "full"
     saves = ("x",)
 
     def forward(self, x):
@@ -334,15 +335,10 @@ class GeLU(Unary):
             t *= x
             t *= 0.5
             return t.astype(x.dtype, copy=False)
-        return (0.5 * x * (1 + _erf_kernel(x * _INV_SQRT_2))).astype(x.dtype, copy=False)
+        return (0.5 * x * (1 + erf(x * _INV_SQRT_2))).astype(x.dtype, copy=False)
 
     def bprop(self, saved, dout, needs):
         return (call2(GeLUGrad(self.approximate), saved[0], dout),)
-
-
-def _erf_kernel(x):
-    from ._kernels import erf
-    return erf(x)
 
 
 def _gelu_grad_reference(approximate):
@@ -386,14 +382,10 @@ class GeLUGrad(Primitive):
             t *= 0.5
             out += t
         else:
-            cdf = 0.5 * (1 + _erf_kernel(x * _INV_SQRT_2))
+            cdf = 0.5 * (1 + erf(x * _INV_SQRT_2))
             out = cdf + x * np.exp(-0.5 * x * x) * _INV_SQRT_2PI
         out *= dy
         return out.astype(dy.dtype, copy=False)
-
-    def bprop(self, saved, g, needs):
-        from ..._autodiff.engine import vjp_of
-        return vjp_of(self.reference, saved, g, needs)
 
 
 @register
@@ -402,6 +394,7 @@ class Dense(Primitive):
     with the bias added in place into its fresh output.
     dx = dout @ w;  dw = dout^T @ x;  db = sum of dout over the leading axes."""
 
+    amp_auto = "low"
     inputs = ("x", "w", "b")
     saves = ("x", "w")
 

@@ -23,11 +23,6 @@ def _mean(a, axes):
     return np.full(tuple(1 if i in axes else n for i, n in enumerate(a.shape)), np.nan, a.dtype)
 
 
-def _reference_vjp(prim, saved, cotangents, needs):
-    from ..._autodiff.engine import vjp_of
-    return vjp_of(prim.reference, saved, cotangents, needs)
-
-
 # ---- batch normalisation (training: batch statistics) ---------------------------------------------
 
 def _bn_axes(ndim):
@@ -44,6 +39,8 @@ class BatchNormTraining(Primitive):
     (y, mean, biased variance), y = gamma * (x - mean) / sqrt(var + eps) + beta.
     d(x, gamma, beta) = BatchNormGrad(dy, x, gamma)."""
 
+    amp_auto = "full"
+    internal = True
     inputs = ("x", "gamma", "beta")
     saves = ("x", "gamma")
 
@@ -129,9 +126,6 @@ class BatchNormGrad(Primitive):
         dx *= quiet(np.divide, gamma.reshape(cs) * rstd, m)  # m = 0: an empty batch, dx empty
         return dx, sum_dy_xhat.reshape(-1), sum_dy.reshape(-1)
 
-    def bprop(self, saved, cotangents, needs):
-        return _reference_vjp(self, saved, cotangents, needs)
-
 
 # ---- layer normalisation ---------------------------------------------------------------------------
 
@@ -147,6 +141,7 @@ class LayerNorm(Primitive):
     d(x, gamma, beta) = LayerNormGrad(dy, x, gamma) (plus the statistics' own gradients when
     they are used)."""
 
+    amp_auto = "full"
     inputs = ("x", "gamma", "beta")
     saves = ("x", "gamma")
 
@@ -258,6 +253,3 @@ class LayerNormGrad(Primitive):
         dgamma = dyx.sum(axis=lead) if lead else dyx
         dbeta = dy.sum(axis=lead) if lead else dy.copy()
         return dx, dgamma, dbeta
-
-    def bprop(self, saved, cotangents, needs):
-        return _reference_vjp(self, saved, cotangents, needs)

@@ -4,6 +4,8 @@ from contextlib import ExitStack
 
 import numpy as np
 
+from ..._validator import check_type
+from ...common.parameter import Parameter
 from ...common.tensor import Tensor
 
 __all__ = ["Callback", "RunContext"]
@@ -106,16 +108,23 @@ def _check_callbacks(callbacks):
     """`callbacks` (None, a Callback or a list of them) as a list; TypeError otherwise."""
     if callbacks is None:
         return []
+    check_type(callbacks, (Callback, list, tuple), "callbacks", "Model",
+               "a Callback or a list of Callbacks")
     if isinstance(callbacks, Callback):
         return [callbacks]
-    if isinstance(callbacks, (list, tuple)):
-        for cb in callbacks:
-            if not isinstance(cb, Callback):
-                raise TypeError(f"For 'Model', every element of 'callbacks' must be a Callback, "
-                                f"but got {type(cb).__name__}")
-        return list(callbacks)
-    raise TypeError(f"For 'Model', 'callbacks' must be a Callback or a list of Callbacks, but "
-                    f"got {type(callbacks).__name__}")
+    for k, cb in enumerate(callbacks):
+        check_type(cb, Callback, f"callbacks[{k}]", "Model")
+    return list(callbacks)
+
+
+def _fixed_learning_rate(owner, optimizer):
+    """The optimizer's learning rate, after checking that it is a fixed scalar Parameter (the
+    only kind a callback can change, as in MindSpore)."""
+    lr = getattr(optimizer, "learning_rate", None)
+    if not isinstance(lr, Parameter) or lr.size != 1 or getattr(optimizer, "dynamic_lr", False):
+        raise ValueError(f"For '{owner}', the optimizer's learning rate must be a fixed scalar "
+                         f"Parameter; dynamic and per-group learning rates are not supported")
+    return lr
 
 
 class _CallbackManager(Callback):
@@ -189,10 +198,7 @@ class RunContext:
     """
 
     def __init__(self, original_args):
-        if not isinstance(original_args, dict):
-            raise TypeError(f"For 'RunContext', 'original_args' must be a dict, but got "
-                            f"{type(original_args).__name__}")
-        self._original_args = original_args
+        self._original_args = check_type(original_args, dict, "original_args", "RunContext")
         self._stop_requested = False
 
     def original_args(self):

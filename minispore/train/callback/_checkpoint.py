@@ -4,8 +4,11 @@ import numbers
 import os
 import time
 
+from ..._validator import check_bool, check_non_negative_int, check_one_of, check_type
 from ...common.parameter import Parameter
 from ...common.tensor import Tensor
+from ...nn.cell import Cell
+from .. import serialization
 from ._callback import Callback
 
 __all__ = ["CheckpointConfig", "ModelCheckpoint"]
@@ -16,21 +19,7 @@ _FORMATS = ("ckpt", "safetensors")
 
 def _optional_count(name, value):
     """None or an int >= 0 (TypeError / ValueError otherwise)."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"For 'CheckpointConfig', '{name}' must be an int, but got "
-                        f"{type(value).__name__}")
-    if value < 0:
-        raise ValueError(f"For 'CheckpointConfig', '{name}' must be >= 0, but got {value}")
-    return value
-
-
-def _check_bool(owner, name, value):
-    if not isinstance(value, bool):
-        raise TypeError(f"For '{owner}', '{name}' must be a bool, but got "
-                        f"{type(value).__name__}")
-    return value
+    return None if value is None else check_non_negative_int(value, name, "CheckpointConfig")
 
 
 class CheckpointConfig:
@@ -70,7 +59,6 @@ class CheckpointConfig:
                  saved_network=None, append_info=None, enc_key=None, enc_mode="AES-GCM",
                  exception_save=False, crc_check=False, remove_redundancy=False, format="ckpt",
                  **kwargs):
-        from ...nn.cell import Cell
         steps = _optional_count("save_checkpoint_steps", save_checkpoint_steps)
         seconds = _optional_count("save_checkpoint_seconds", save_checkpoint_seconds)
         keep_max = _optional_count("keep_checkpoint_max", keep_checkpoint_max)
@@ -86,19 +74,14 @@ class CheckpointConfig:
         if not isinstance(async_save, bool) and async_save not in ("process", "thread"):
             raise ValueError(f"For 'CheckpointConfig', 'async_save' must be a bool, 'process' or "
                              f"'thread', but got {async_save!r}")
-        for name, value in (("integrated_save", integrated_save),
-                            ("exception_save", exception_save), ("crc_check", crc_check),
-                            ("remove_redundancy", remove_redundancy)):
-            _check_bool("CheckpointConfig", name, value)
-        if enc_key is not None and not isinstance(enc_key, bytes):
-            raise TypeError(f"For 'CheckpointConfig', 'enc_key' must be None or bytes, but got "
-                            f"{type(enc_key).__name__}")
-        if not isinstance(enc_mode, str):
-            raise TypeError(f"For 'CheckpointConfig', 'enc_mode' must be a str, but got "
-                            f"{type(enc_mode).__name__}")
-        if format not in _FORMATS:
-            raise ValueError(f"For 'CheckpointConfig', 'format' must be one of {list(_FORMATS)}, "
-                             f"but got {format!r}")
+        integrated_save = check_bool(integrated_save, "integrated_save", "CheckpointConfig")
+        exception_save = check_bool(exception_save, "exception_save", "CheckpointConfig")
+        crc_check = check_bool(crc_check, "crc_check", "CheckpointConfig")
+        remove_redundancy = check_bool(remove_redundancy, "remove_redundancy", "CheckpointConfig")
+        if enc_key is not None:
+            check_type(enc_key, bytes, "enc_key", "CheckpointConfig", "None or bytes")
+        check_type(enc_mode, str, "enc_mode", "CheckpointConfig")
+        check_one_of(format, _FORMATS, "format", "CheckpointConfig")
         self._append_dict = self._handle_append_info(append_info)
         self._save_checkpoint_steps = steps
         # A step policy wins over a time policy, a maximum over a per-minutes policy.
@@ -264,7 +247,6 @@ class _CheckpointManager:
 
 def _save(network, path, config, append_dict, cb_params=None):
     """One `save_checkpoint` call; arguments at their defaults are not passed."""
-    from ..serialization import save_checkpoint
     kwargs = {"integrated_save": config.integrated_save, "async_save": config.async_save}
     if append_dict:
         kwargs["append_dict"] = dict(append_dict)
@@ -274,7 +256,7 @@ def _save(network, path, config, append_dict, cb_params=None):
         kwargs["crc_check"] = True
     if config.format != "ckpt":
         kwargs["format"] = config.format
-    save_checkpoint(network, path, **kwargs)
+    serialization.save_checkpoint(network, path, **kwargs)
 
 
 class ModelCheckpoint(Callback):
@@ -357,10 +339,7 @@ class ModelCheckpoint(Callback):
         self._resolve_names(cb_params)
         self._save_ckpt(cb_params, force_to_save=True)
         if self._config.async_save:
-            from .. import serialization
-            wait = getattr(serialization, "_wait_async_save", None)
-            if wait is not None:
-                wait()
+            serialization._wait_async_save()
 
     def _resolve_names(self, cb_params):
         if self._prefix_func is not None:

@@ -4,9 +4,9 @@ import math
 
 import numpy as np
 
-from ...common.parameter import Parameter
+from ..._validator import check_callable
 from ...common.tensor import Tensor
-from ._callback import Callback
+from ._callback import Callback, _fixed_learning_rate
 
 __all__ = ["LearningRateScheduler"]
 
@@ -34,21 +34,14 @@ class LearningRateScheduler(Callback):
 
     def __init__(self, learning_rate_function):
         super().__init__()
-        if not callable(learning_rate_function):
-            raise TypeError(f"For 'LearningRateScheduler', 'learning_rate_function' must be "
-                            f"callable, but got {type(learning_rate_function).__name__}")
-        self.learning_rate_function = learning_rate_function
+        self.learning_rate_function = check_callable(learning_rate_function,
+                                                     "learning_rate_function",
+                                                     "LearningRateScheduler")
 
     def step_end(self, run_context):
         """Apply the function to the current rate."""
         cb_params = run_context.original_args()
-        optimizer = cb_params.get("optimizer")
-        lr = getattr(optimizer, "learning_rate", None)
-        if not isinstance(lr, Parameter) or lr.size != 1 or \
-                getattr(optimizer, "dynamic_lr", False):
-            raise ValueError("For 'LearningRateScheduler', the optimizer's learning rate must be "
-                             "a fixed scalar Parameter; dynamic and per-group learning rates are "
-                             "not supported")
+        lr = _fixed_learning_rate("LearningRateScheduler", cb_params.get("optimizer"))
         # MindSpore reads the rate through its printed form (8 significant digits); the
         # float32 value itself is used here.
         old = float(lr.asnumpy().reshape(()))

@@ -4,19 +4,11 @@ import time
 
 import numpy as np
 
+from ..._validator import check_bool, check_callable, check_non_negative_int, check_positive_int
 from ...common.tensor import Tensor
 from ._callback import Callback, _handle_loss
 
 __all__ = ["LossMonitor", "TimeMonitor", "History", "LambdaCallback"]
-
-
-def _check_int(owner, name, value, minimum):
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"For '{owner}', '{name}' must be an int, but got "
-                        f"{type(value).__name__}")
-    if value < minimum:
-        raise ValueError(f"For '{owner}', '{name}' must be >= {minimum}, but got {value}")
-    return value
 
 
 class LossMonitor(Callback):
@@ -39,7 +31,8 @@ class LossMonitor(Callback):
 
     def __init__(self, per_print_times=1):
         super().__init__()
-        self._per_print_times = _check_int("LossMonitor", "per_print_times", per_print_times, 0)
+        self._per_print_times = check_non_negative_int(per_print_times, "per_print_times",
+                                                       "LossMonitor")
         self._last_print_time = 0
 
     def on_train_begin(self, run_context):
@@ -92,12 +85,9 @@ class TimeMonitor(Callback):
     def __init__(self, data_size=None, data_time=False):
         super().__init__()
         if data_size is not None:
-            _check_int("TimeMonitor", "data_size", data_size, 1)
-        if not isinstance(data_time, bool):
-            raise TypeError(f"For 'TimeMonitor', 'data_time' must be a bool, but got "
-                            f"{type(data_time).__name__}")
+            check_positive_int(data_size, "data_size", "TimeMonitor")
         self.data_size = data_size
-        self.data_time = data_time
+        self.data_time = check_bool(data_time, "data_time", "TimeMonitor")
         self.epoch_time = time.time()
         self.data_time_sum = 0.0
         self.data_time_start = 0.0
@@ -200,8 +190,7 @@ class LambdaCallback(Callback):
         given = locals()
         for hook in _LAMBDA_HOOKS:
             fn = given[hook]
-            if fn is not None and not callable(fn):
-                raise TypeError(f"For 'LambdaCallback', '{hook}' must be callable or None, but "
-                                f"got {type(fn).__name__}")
+            if fn is not None:
+                check_callable(fn, hook, "LambdaCallback")
         for hook in _LAMBDA_HOOKS:
             setattr(self, hook, given[hook] if given[hook] is not None else _no_op)

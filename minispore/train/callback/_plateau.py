@@ -1,13 +1,13 @@
 """Callbacks that act when a monitored value stops improving: `EarlyStopping` and
 `ReduceLROnPlateau`."""
-import numbers
 import warnings
 
 import numpy as np
 
-from ...common.parameter import Parameter
+from ..._validator import (check_bool, check_float_range, check_non_negative_int, check_number,
+                           check_one_of, check_type)
 from ...common.tensor import Tensor
-from ._callback import Callback, _as_float, _handle_loss
+from ._callback import Callback, _as_float, _fixed_learning_rate, _handle_loss
 
 __all__ = ["EarlyStopping", "ReduceLROnPlateau"]
 
@@ -16,43 +16,17 @@ _SMALLER_IS_BETTER = ("hausdorff_distance", "mae", "mse", "loss", "perplexity",
                       "mean_surface_distance", "root_mean_square_distance", "eval_loss")
 
 
-def _check_str(owner, name, value):
-    if not isinstance(value, str):
-        raise TypeError(f"For '{owner}', '{name}' must be a str, but got {type(value).__name__}")
-    return value
-
-
-def _check_number(owner, name, value):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"For '{owner}', '{name}' must be a number, but got "
-                        f"{type(value).__name__}")
-    return value
-
-
-def _check_count(owner, name, value):
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"For '{owner}', '{name}' must be an int, but got {type(value).__name__}")
-    if value < 0:
-        raise ValueError(f"For '{owner}', '{name}' must be >= 0, but got {value}")
-    return value
-
-
 class _PlateauMonitor(Callback):
     """Shared by EarlyStopping and ReduceLROnPlateau: the monitored value and what counts as
     an improvement."""
 
     def _init_monitor(self, monitor, mode, min_delta, verbose):
         owner = type(self).__name__
-        self.monitor = _check_str(owner, "monitor", monitor)
-        self.mode = _check_str(owner, "mode", mode)
-        if mode not in ("auto", "min", "max"):
-            raise ValueError(f"For '{owner}', 'mode' must be 'auto', 'min' or 'max', but got "
-                             f"{mode!r}")
-        self.min_delta = abs(_check_number(owner, "min_delta", min_delta))
-        if not isinstance(verbose, bool):
-            raise TypeError(f"For '{owner}', 'verbose' must be a bool, but got "
-                            f"{type(verbose).__name__}")
-        self.verbose = verbose
+        self.monitor = check_type(monitor, str, "monitor", owner)
+        self.mode = check_one_of(check_type(mode, str, "mode", owner), ("auto", "min", "max"),
+                                 "mode", owner)
+        self.min_delta = abs(check_number(min_delta, "min_delta", owner))
+        self.verbose = check_bool(verbose, "verbose", owner)
         self._minimize = mode == "min" or (mode == "auto" and monitor in _SMALLER_IS_BETTER)
         self.best = self._worst()
 
@@ -124,12 +98,10 @@ class EarlyStopping(_PlateauMonitor):
         super().__init__()
         owner = "EarlyStopping"
         self._init_monitor(monitor, mode, min_delta, verbose)
-        self.patience = _check_count(owner, "patience", patience)
-        self.baseline = None if baseline is None else _check_number(owner, "baseline", baseline)
-        if not isinstance(restore_best_weights, bool):
-            raise TypeError(f"For '{owner}', 'restore_best_weights' must be a bool, but got "
-                            f"{type(restore_best_weights).__name__}")
-        self.restore_best_weights = restore_best_weights
+        self.patience = check_non_negative_int(patience, "patience", owner)
+        self.baseline = None if baseline is None else check_number(baseline, "baseline", owner)
+        self.restore_best_weights = check_bool(restore_best_weights, "restore_best_weights",
+                                               owner)
         self.wait = 0
         self.stopped_epoch = 0
         self.best_weights_param_dict = None
@@ -212,13 +184,11 @@ class ReduceLROnPlateau(_PlateauMonitor):
         super().__init__()
         owner = "ReduceLROnPlateau"
         self._init_monitor(monitor, mode, min_delta, verbose)
-        factor = _check_number(owner, "factor", factor)
-        if not 0.0 < factor < 1.0:
-            raise ValueError(f"For '{owner}', 'factor' must be in (0, 1), but got {factor}")
-        self.factor = factor
-        self.patience = _check_count(owner, "patience", patience)
-        self.cooldown = _check_count(owner, "cooldown", cooldown)
-        self.min_lr = _check_number(owner, "min_lr", min_lr)
+        self.factor = check_float_range(factor, "factor", owner, 0.0, 1.0, low_inclusive=False,
+                                        high_inclusive=False)
+        self.patience = check_non_negative_int(patience, "patience", owner)
+        self.cooldown = check_non_negative_int(cooldown, "cooldown", owner)
+        self.min_lr = check_number(min_lr, "min_lr", owner)
         self.cooldown_counter = 0
         self.wait = 0
 
@@ -231,13 +201,7 @@ class ReduceLROnPlateau(_PlateauMonitor):
     def on_train_epoch_end(self, run_context):
         """Compare the epoch's value with the best; reduce the rate when patience runs out."""
         cb_params = run_context.original_args()
-        optimizer = cb_params.get("optimizer")
-        lr = getattr(optimizer, "learning_rate", None)
-        if not isinstance(lr, Parameter) or lr.size != 1 or \
-                getattr(optimizer, "dynamic_lr", False):
-            raise ValueError("For 'ReduceLROnPlateau', the optimizer's learning rate must be a "
-                             "fixed scalar Parameter; dynamic and per-group learning rates are "
-                             "not supported")
+        lr = _fixed_learning_rate("ReduceLROnPlateau", cb_params.get("optimizer"))
         current = self._get_monitor_value(cb_params)
         if current is None:
             return

@@ -1,16 +1,36 @@
-"""Undo log: in-place writes made during a gradient call that then raises are rolled back.
+"""In-place writes: the write clock behind tensor version counters, and the undo log that rolls
+back the writes of a gradient call that raises (docs/versions_and_undo.md).
 
-A failed training step must leave every Parameter and buffer as it was (RELIABILITY.md section 3),
-but a forward pass writes before it can fail: BatchNorm updates its running statistics, user
-code assigns to buffers. While a guarded call runs, each in-place write entry point records the
-tensor's old value first; if the call raises, the records are replayed newest first.
+A failed training step must leave every Parameter and buffer as it was, but a forward pass writes
+before it can fail: BatchNorm updates its running statistics, user code assigns to buffers. While
+a guarded call runs, each in-place write entry point records the tensor's old value first; if the
+call raises, the records are replayed newest first.
 
 Outside a guarded call, recording costs one thread-local attribute read. Optimizer updates are
 not recorded: they validate every gradient before writing anything.
 """
 import threading
 
-from ..common.tensor import Tensor
+from .tensor import Tensor
+
+# ---- versions -----------------------------------------------------------------------------------
+# One clock for the process. An in-place write stamps the tensor with a new reading; a recorded node
+# keeps the reading at which it ran. A saved tensor stamped later than its node was written after it
+# was saved. Nodes pay one int, and backward checks only when the clock moved since the node ran.
+
+clock = 0
+_clock_lock = threading.Lock()
+
+
+def bump_version(t):
+    """Record an in-place write to Tensor `t`."""
+    global clock
+    with _clock_lock:
+        clock += 1
+        t._version = clock
+
+
+# ---- the undo log -------------------------------------------------------------------------------
 
 
 class _Log(threading.local):

@@ -1,0 +1,106 @@
+"""`ConfusionMatrix`: counts of (true class, predicted class) pairs."""
+import numbers
+
+import numpy as np
+
+from .metric import Metric, _check_n_inputs, _class_indices, rearrange_inputs
+
+__all__ = ["ConfusionMatrix"]
+
+_NORMALIZE = ("no_norm", "target", "prediction", "all")
+
+
+class ConfusionMatrix(Metric):
+    """The `(num_classes, num_classes)` confusion matrix: row = true class, column = predicted
+    class, summed over every update.
+
+    Predictions are scores `(N, C, ...)` (their argmax over axis 1 is taken), class indices of
+    the labels' shape, or floating-point probabilities of the labels' shape (binary: 1 where
+    `>= threshold`).
+
+    Args:
+        num_classes (int): number of classes, > 0.
+        normalize (str): 'no_norm' (counts, default), 'target' (each row sums to 1),
+            'prediction' (each column sums to 1) or 'all' (the matrix sums to 1); an empty row or
+            column normalises to zeros.
+        threshold (float): cut-off for floating-point predictions of the labels' shape.
+            Default: 0.5.
+
+    Raises:
+        TypeError: `num_classes` not an int, `threshold` not a number.
+        ValueError: `num_classes` < 1, unknown `normalize`; at `update`: not two inputs,
+            mismatched shapes, values outside [0, num_classes).
+        RuntimeError: `eval` before `update`.
+
+    Example:
+        >>> m = ConfusionMatrix(2)
+        >>> m.update(Tensor([0, 1, 1, 0]), Tensor([0, 1, 0, 0]))
+        >>> m.eval()
+        array([[2., 1.],
+               [0., 1.]])
+    """
+
+    def __init__(self, num_classes, normalize="no_norm", threshold=0.5):
+        super().__init__()
+        if isinstance(num_classes, bool) or not isinstance(num_classes, int):
+            raise TypeError(f"For 'ConfusionMatrix', 'num_classes' must be an int, but got "
+                            f"{type(num_classes).__name__}")
+        if num_classes < 1:
+            raise ValueError(f"For 'ConfusionMatrix', 'num_classes' must be positive, but got "
+                             f"{num_classes}")
+        if normalize not in _NORMALIZE:
+            raise ValueError(f"For 'ConfusionMatrix', 'normalize' must be one of "
+                             f"{list(_NORMALIZE)}, but got {normalize!r}")
+        if isinstance(threshold, bool) or not isinstance(threshold, numbers.Real):
+            raise TypeError(f"For 'ConfusionMatrix', 'threshold' must be a float, but got "
+                            f"{type(threshold).__name__}")
+        self.num_classes = num_classes
+        self.normalize = normalize
+        self.threshold = threshold
+        self.clear()
+
+    def clear(self):
+        """Reset the matrix to zeros."""
+        self.confusion_matrix = np.zeros((self.num_classes, self.num_classes))
+        self._is_update = False
+
+    @rearrange_inputs
+    def update(self, *inputs):
+        """Add a batch `(y_pred, y)`."""
+        owner = "ConfusionMatrix.update"
+        _check_n_inputs("ConfusionMatrix", inputs, 2, "predicted value, true value")
+        y_pred = self._convert_data(inputs[0])
+        y = self._convert_data(inputs[1])
+        if y_pred.ndim == y.ndim + 1:
+            if y_pred.shape[1] == 0 or y_pred.shape[:1] + y_pred.shape[2:] != y.shape:
+                raise ValueError(f"For '{owner}', scores y_pred must be y's shape with a class "
+                                 f"axis 1 inserted, but got y_pred {y_pred.shape} and y "
+                                 f"{y.shape}")
+            y_pred = y_pred.argmax(axis=1)
+        elif y_pred.shape != y.shape:
+            raise ValueError(f"For '{owner}', y_pred must have y's shape (or y's shape with a "
+                             f"class axis 1), but got y_pred {y_pred.shape} and y {y.shape}")
+        elif y_pred.dtype.kind == "f":
+            y_pred = (y_pred >= self.threshold).astype(np.int64)
+        n = self.num_classes
+        y = _class_indices(owner, y.reshape(-1), n)
+        y_pred = _class_indices(owner, y_pred.reshape(-1), n, "predictions")
+        counts = np.bincount(y * n + y_pred, minlength=n * n).reshape(n, n)
+        self.confusion_matrix = self.confusion_matrix + counts
+        self._is_update = True
+
+    def eval(self):
+        """The matrix (float64 ndarray), normalised as `normalize` says."""
+        if not self._is_update:
+            raise RuntimeError("For 'ConfusionMatrix', call the 'update' method before the "
+                               "'eval' method")
+        matrix = self.confusion_matrix.astype(np.float64)
+        if self.normalize == "no_norm":
+            return matrix
+        if self.normalize == "target":
+            total = matrix.sum(axis=1, keepdims=True)
+        elif self.normalize == "prediction":
+            total = matrix.sum(axis=0, keepdims=True)
+        else:
+            total = matrix.sum()
+        return np.divide(matrix, total, out=np.zeros_like(matrix), where=total != 0)

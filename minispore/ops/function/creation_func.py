@@ -1,0 +1,154 @@
+"""Functional tensor creation: `ones`, `zeros`, `full`, `fill`, their `_like` forms, `arange`,
+`eye`, `linspace`, `scalar_to_tensor`, `tuple_to_array`."""
+import builtins
+
+import numpy as np
+
+from ..._autodiff.tape import wrap
+from ..._validator import check_non_negative_int, check_number, check_type
+from ...common import dtype as mstype
+from ...common.tensor import Tensor, _to_array
+from ..operations import array_ops as A
+
+__all__ = ["ones", "zeros", "ones_like", "zeros_like", "full", "full_like", "fill", "arange",
+           "eye", "linspace", "scalar_to_tensor", "tuple_to_array"]
+
+
+def _tensor(x, op, arg="input"):
+    return check_type(x, Tensor, arg, op)
+
+
+def _shape_arg(shape, op):
+    if isinstance(shape, Tensor):
+        shape = shape._data.tolist()
+    if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
+        shape = (int(shape),)
+    shape = A._check_shape(shape, op)
+    if builtins.any(d < 0 for d in shape):
+        raise ValueError(f"For '{op}', the shape must not have negative sizes, but got {shape}")
+    return shape
+
+
+def _dtype_arg(dtype, default=np.float32):
+    return np.dtype(default) if dtype is None else mstype.to_np(dtype)
+
+
+def ones(shape, dtype=None):
+    """A tensor of ones (float32 by default)."""
+    return wrap(np.ones(_shape_arg(shape, "ones"), _dtype_arg(dtype)))
+
+
+def zeros(size, dtype=None):
+    """A tensor of zeros (float32 by default)."""
+    return wrap(np.zeros(_shape_arg(size, "zeros"), _dtype_arg(dtype)))
+
+
+def ones_like(input, *, dtype=None):
+    """Ones of input's shape (and dtype, unless `dtype`)."""
+    _tensor(input, "ones_like")
+    return wrap(np.ones(input._data.shape, _dtype_arg(dtype, input._data.dtype)))
+
+
+def zeros_like(input, *, dtype=None):
+    """Zeros of input's shape (and dtype, unless `dtype`)."""
+    _tensor(input, "zeros_like")
+    return wrap(np.zeros(input._data.shape, _dtype_arg(dtype, input._data.dtype)))
+
+
+def _fill_dtype(fill_value, op):
+    """Default dtype of a fill: MindSpore 2.10 truncates float fills to int64 (a bug); here a
+    float fill gives float32, an int int64, a bool bool, a Tensor its dtype."""
+    if isinstance(fill_value, Tensor):
+        return fill_value._data.dtype
+    if isinstance(fill_value, (bool, np.bool_)):
+        return np.dtype(np.bool_)
+    if isinstance(fill_value, (int, np.integer)):
+        return np.dtype(np.int64)
+    if isinstance(fill_value, (float, np.floating)):
+        return np.dtype(np.float32)
+    raise TypeError(f"For '{op}', 'fill_value' must be a number or a Tensor, but got "
+                    f"{type(fill_value).__name__}")
+
+
+def _fill_value(fill_value, op):
+    if isinstance(fill_value, Tensor):
+        if fill_value._data.size != 1:
+            raise ValueError(f"For '{op}', a Tensor 'fill_value' must have one element, but got "
+                             f"shape {fill_value.shape}")
+        return fill_value._data.reshape(())
+    return fill_value
+
+
+def full(size, fill_value, *, dtype=None):
+    """A tensor of shape `size` filled with `fill_value` (dtype: int64 for ints, float32 for
+    floats, bool for bools, unless `dtype`)."""
+    dt = _fill_dtype(fill_value, "full") if dtype is None else mstype.to_np(dtype)
+    return wrap(np.full(_shape_arg(size, "full"), _fill_value(fill_value, "full"), dt))
+
+
+def full_like(input, fill_value, *, dtype=None):
+    """A tensor of input's shape (and dtype, unless `dtype`) filled with `fill_value`."""
+    _tensor(input, "full_like")
+    _fill_dtype(fill_value, "full_like")
+    dt = input._data.dtype if dtype is None else mstype.to_np(dtype)
+    return wrap(np.full(input._data.shape, _fill_value(fill_value, "full_like"), dt))
+
+
+def fill(type, shape, value):
+    """A tensor of `shape` and dtype `type` filled with `value` (MindSpore's older `full`)."""
+    return full(shape, value, dtype=type)
+
+
+def _number(v, op, arg):
+    if isinstance(v, Tensor):
+        if v._data.size != 1:
+            raise ValueError(f"For '{op}', '{arg}' must be a number or a one-element Tensor, but "
+                             f"got shape {v.shape}")
+        return v._data.reshape(()).item()
+    return check_number(v, arg, op)
+
+
+def arange(start=0, end=None, step=1, *, dtype=None):
+    """Values in [start, end) by `step`: int64 when all arguments are ints, float32 otherwise
+    (unless `dtype`). `arange(n)` counts from 0."""
+    if end is None:
+        start, end = 0, start
+    vals = [_number(v, "arange", k) for k, v in (("start", start), ("end", end), ("step", step))]
+    if vals[2] == 0:
+        raise ValueError("For 'arange', 'step' must not be 0")
+    if (vals[1] - vals[0]) * vals[2] < 0:
+        raise ValueError(f"For 'arange', 'end' {vals[1]} cannot be reached from 'start' "
+                         f"{vals[0]} with step {vals[2]}")
+    ints = builtins.all(isinstance(v, int) for v in vals)
+    dt = _dtype_arg(dtype, np.int64 if ints else np.float32)
+    return wrap(np.arange(*vals).astype(dt))
+
+
+def eye(n, m=None, dtype=None):
+    """An n x m identity matrix (float32 by default; m defaults to n)."""
+    for arg, v in (("n", n), ("m", m)):
+        if v is not None:
+            check_non_negative_int(v, arg, "eye")
+    return wrap(np.eye(n, m, dtype=_dtype_arg(dtype)))
+
+
+def linspace(start, end, steps):
+    """`steps` evenly spaced values from start to end inclusive: float32, or the dtype of a
+    floating-point Tensor `start`."""
+    vals = [_number(v, "linspace", k) for k, v in (("start", start), ("end", end))]
+    steps = check_non_negative_int(steps, "steps", "linspace")
+    dt = np.float32
+    if isinstance(start, Tensor) and start._data.dtype.kind == "f":
+        dt = start._data.dtype
+    return wrap(np.linspace(vals[0], vals[1], steps).astype(dt))
+
+
+def scalar_to_tensor(input_x, dtype=mstype.float32):
+    """A 0-d Tensor of the number `input_x` (float32 by default)."""
+    return wrap(np.asarray(_number(input_x, "scalar_to_tensor", "input_x"), mstype.to_np(dtype)))
+
+
+def tuple_to_array(input_x):
+    """A 1-D Tensor of a tuple of numbers (int64 for ints, float32 with any float)."""
+    check_type(input_x, (tuple, list), "input_x", "tuple_to_array", "a tuple")
+    return wrap(_to_array(tuple(input_x), None))
