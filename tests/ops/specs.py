@@ -25,6 +25,8 @@ from minispore._autodiff.tape import apply
 from minispore.ops.operations import array_ops as A
 from minispore.ops.operations import einsum_ops as E
 from minispore.ops.operations import math_ops as M
+from minispore.ops.operations import reduce_ops as R
+from minispore.ops.operations import linalg_ops as L
 from minispore.ops.operations import nn_ops as N
 
 from ..helpers import strategies as S
@@ -215,7 +217,7 @@ _UNARY = [
     ("Softplus", lambda x: np.log1p(np.exp(x)), S.Domain(-6, 6)),
     ("ReLU", lambda x: np.maximum(x, 0), S.AWAY_FROM_ZERO),
 ]
-_UNARY_CLS = {"Softplus": N.Softplus, "ReLU": N.ReLU}
+_UNARY_CLS = {"Softplus": N.Softplus, "ReLU": N.ReLU, "Tanh": N.Tanh, "Sigmoid": N.Sigmoid}
 for _name, _ref, _dom in _UNARY:
     _cls = _UNARY_CLS.get(_name) or getattr(M, _name)
     spec(_name, one(_dom), (lambda c: lambda a, x: c()(x))(_cls),
@@ -247,9 +249,9 @@ def _draw_grad_pair(ydom):
     return draw
 
 
-spec("TanhGrad", _draw_grad_pair(S.UNIT), lambda a, y, dy: M.tanh_grad(y, dy),
+spec("TanhGrad", _draw_grad_pair(S.UNIT), lambda a, y, dy: N.tanh_grad(y, dy),
      lambda a, y, dy: dy * (1 - y * y))
-spec("SigmoidGrad", _draw_grad_pair(S.Domain(0.05, 0.95)), lambda a, y, dy: M.sigmoid_grad(y, dy),
+spec("SigmoidGrad", _draw_grad_pair(S.Domain(0.05, 0.95)), lambda a, y, dy: N.sigmoid_grad(y, dy),
      lambda a, y, dy: dy * y * (1 - y))
 
 
@@ -353,13 +355,13 @@ def _lse(x, axis, keepdims):
     return s if keepdims else np.squeeze(s, axis=axis)
 
 
-spec("ReduceSum", _draw_reduce(min_side=0), _reduce_call(M.ReduceSum), _reduce_ref(np.sum))
-spec("ReduceMean", _draw_reduce(), _reduce_call(M.ReduceMean), _reduce_ref(np.mean))
-spec("ReduceProd", _draw_reduce(NONZERO), _reduce_call(M.ReduceProd), _reduce_ref(np.prod),
+spec("ReduceSum", _draw_reduce(min_side=0), _reduce_call(R.ReduceSum), _reduce_ref(np.sum))
+spec("ReduceMean", _draw_reduce(), _reduce_call(R.ReduceMean), _reduce_ref(np.mean))
+spec("ReduceProd", _draw_reduce(NONZERO), _reduce_call(R.ReduceProd), _reduce_ref(np.prod),
      rtol=1e-12)
-spec("ReduceMax", _draw_reduce(spread=True), _reduce_call(M.ReduceMax), _reduce_ref(np.max))
-spec("ReduceMin", _draw_reduce(spread=True), _reduce_call(M.ReduceMin), _reduce_ref(np.min))
-spec("ReduceLogSumExp", _draw_reduce(), _reduce_call(M.ReduceLogSumExp), _reduce_ref(_lse))
+spec("ReduceMax", _draw_reduce(spread=True), _reduce_call(R.ReduceMax), _reduce_ref(np.max))
+spec("ReduceMin", _draw_reduce(spread=True), _reduce_call(R.ReduceMin), _reduce_ref(np.min))
+spec("ReduceLogSumExp", _draw_reduce(), _reduce_call(R.ReduceLogSumExp), _reduce_ref(_lse))
 
 
 def _draw_moments(data):
@@ -370,11 +372,11 @@ def _draw_moments(data):
 
 
 spec("StdDev", _draw_moments,
-     lambda a, x: apply(M.StdDev(a["axis"] if a["axis"] is not None else (), a["ddof"],
+     lambda a, x: apply(R.StdDev(a["axis"] if a["axis"] is not None else (), a["ddof"],
                                     a["keep_dims"]), (x,)),
      lambda a, x: np.std(x, axis=_axes(a, x), ddof=a["ddof"], keepdims=a["keep_dims"]))
 spec("ReduceVar", _draw_moments,
-     lambda a, x: apply(M.ReduceVar(a["axis"] if a["axis"] is not None else (), a["ddof"],
+     lambda a, x: apply(R.ReduceVar(a["axis"] if a["axis"] is not None else (), a["ddof"],
                                     a["keep_dims"]), (x,)),
      lambda a, x: np.var(x, axis=_axes(a, x), ddof=a["ddof"], keepdims=a["keep_dims"]))
 
@@ -391,7 +393,7 @@ def _prod_others_ref(a, x):
 
 
 spec("ProdOthers", _draw_prod_others,
-     lambda a, x: M.prod_others(x, None if a["axes"] is None else
+     lambda a, x: R.prod_others(x, None if a["axes"] is None else
                                 tuple(sorted(v % x.ndim for v in _axes({"axis": a["axes"]}, x)))),
      _prod_others_ref, rtol=1e-12)
 
@@ -404,16 +406,16 @@ def _draw_arg_extreme(data):
 
 
 spec("ArgMaxWithValue", _draw_arg_extreme,
-     lambda a, x: apply(M.ArgMaxWithValue(a["axis"], a["keep_dims"]), (x,))[1],
+     lambda a, x: apply(R.ArgMaxWithValue(a["axis"], a["keep_dims"]), (x,))[1],
      lambda a, x: np.max(x, axis=a["axis"], keepdims=a["keep_dims"]))
 spec("ArgMinWithValue", _draw_arg_extreme,
-     lambda a, x: apply(M.ArgMinWithValue(a["axis"], a["keep_dims"]), (x,))[1],
+     lambda a, x: apply(R.ArgMinWithValue(a["axis"], a["keep_dims"]), (x,))[1],
      lambda a, x: np.min(x, axis=a["axis"], keepdims=a["keep_dims"]))
 spec("Argmax", _draw_arg_extreme,
-     lambda a, x: apply(M.Argmax(a["axis"], np.int64, a["keep_dims"]), (x,)),
+     lambda a, x: apply(R.Argmax(a["axis"], np.int64, a["keep_dims"]), (x,)),
      lambda a, x: np.argmax(x, axis=a["axis"], keepdims=a["keep_dims"]), order=0)
 spec("Argmin", _draw_arg_extreme,
-     lambda a, x: apply(M.Argmin(a["axis"], np.int64, a["keep_dims"]), (x,)),
+     lambda a, x: apply(R.Argmin(a["axis"], np.int64, a["keep_dims"]), (x,)),
      lambda a, x: np.argmin(x, axis=a["axis"], keepdims=a["keep_dims"]), order=0)
 
 
@@ -434,7 +436,7 @@ def _cumsum_ref(a, x):
 
 
 spec("CumSum", _draw_cumsum,
-     lambda a, x: apply(M.CumSum(a["exclusive"], a["reverse"]), (x, a["axis"])), _cumsum_ref)
+     lambda a, x: apply(R.CumSum(a["exclusive"], a["reverse"]), (x, a["axis"])), _cumsum_ref)
 
 # ---- matmul ---------------------------------------------------------------------------------------
 
@@ -461,8 +463,8 @@ def _matmul_ref(a, x, y):
     return np.matmul(x, y)
 
 
-spec("MatMul", _draw_matmul(False), lambda a, x, y: M.MatMul(a["ta"], a["tb"])(x, y), _matmul_ref)
-spec("BatchMatMul", _draw_matmul(True), lambda a, x, y: M.BatchMatMul(a["ta"], a["tb"])(x, y),
+spec("MatMul", _draw_matmul(False), lambda a, x, y: L.MatMul(a["ta"], a["tb"])(x, y), _matmul_ref)
+spec("BatchMatMul", _draw_matmul(True), lambda a, x, y: L.BatchMatMul(a["ta"], a["tb"])(x, y),
      _matmul_ref)
 
 
@@ -475,7 +477,7 @@ def _draw_singular(data):
     return [x], {}
 
 
-spec("SingularValues", _draw_singular, lambda a, x: M.SingularValues()(x),
+spec("SingularValues", _draw_singular, lambda a, x: L.SingularValues()(x),
      lambda a, x: np.linalg.svd(x, compute_uv=False), order=1, rtol=1e-9,
      notes="first derivatives only: the rule refuses to run under an outer transform")
 

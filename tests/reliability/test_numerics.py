@@ -14,6 +14,7 @@ from minispore import Tensor, nn, ops
 from minispore._autodiff import anomaly
 from minispore._autodiff import tape as tape_mod
 from minispore.ops.operations import math_ops as M
+from minispore.ops.operations import linalg_ops as L
 from minispore.ops.primitive import PRIMITIVES
 
 from ..ops import specs_nn  # noqa: F401
@@ -238,7 +239,7 @@ def _installed():
 def test_anomaly_mode_costs_nothing_when_off():
     # Off, no wrapper is installed anywhere: the call paths are the plain ones.
     assert not _installed() and anomaly._users == 0
-    originals = {cls: cls.__dict__["forward"] for cls in (M._FloatUnary, M.Add, M.MatMul)}
+    originals = {cls: cls.__dict__["forward"] for cls in (M._FloatUnary, M.Add, L.MatMul)}
     add = Tensor.__add__
     with ms.detect_anomaly():
         assert _installed() and Tensor.__add__ is not add

@@ -10,7 +10,7 @@ from ...common.parameter import Parameter
 from ...ops.function import layer_func as LF
 from ...ops.operations import array_ops as A
 from ...ops.operations import conv_ops as C
-from ...ops.operations.math_ops import _matmul_operands
+from ...ops.operations.linalg_ops import _matmul_operands
 from ..cell import Cell
 from .basic import cast_params
 

@@ -19,12 +19,13 @@ from ...ops.function import layer_func as LF
 from ...ops.function import math_func as MF
 from ...ops.function import nn_func as NF
 from ...ops.operations import math_ops as M
+from ...ops.operations import linalg_ops as L
 from ..cell import Cell
 from .basic import float_input
 
 __all__ = ["RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell"]
 
-_MATMUL_WT = M.MatMul(transpose_b=True)  # h @ W^T with W stored (gates, hidden), no transpose op
+_MATMUL_WT = L.MatMul(transpose_b=True)  # h @ W^T with W stored (gates, hidden), no transpose op
 
 
 # ---- one time step ---------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from ...ops.function import nn_func as NF
 from ...ops.operations import array_ops as A
 from ...ops.operations import loss_ops as LO
 from ...ops.operations import math_ops as M
+from ...ops.operations import reduce_ops as R
 from ..cell import Cell
 from ..layer.activation import get_activation
 
@@ -131,7 +132,7 @@ class SoftmaxCrossEntropyWithLogits(LossBase):
                              f"{logits.shape}, but got {labels.shape} (sparse=False)")
         logp = NF.log_softmax(logits, -1)
         probs = M.cast(labels, logp._data.dtype)
-        return self.get_loss(-M.reduce_sum(NF._target_times_logp(probs, logp), -1))
+        return self.get_loss(-R.reduce_sum(NF._target_times_logp(probs, logp), -1))
 
 
 def _check_class_indices(logits, labels, owner):

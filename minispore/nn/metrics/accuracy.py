@@ -1,7 +1,7 @@
 """`Accuracy`: the fraction of samples classified correctly."""
 import numpy as np
 
-from .metric import EvaluationBase, _check_n_inputs, _labels, rearrange_inputs
+from .metric import EvaluationBase, _labels, rearrange_inputs
 
 __all__ = ["Accuracy"]
 
@@ -47,9 +47,7 @@ class Accuracy(EvaluationBase):
     @rearrange_inputs
     def update(self, *inputs):
         """Add a batch `(y_pred, y)`."""
-        _check_n_inputs("Accuracy", inputs, 2, "predicted value, true value")
-        y_pred = self._convert_data(inputs[0])
-        y = self._convert_data(inputs[1])
+        y_pred, y = self._arrays(inputs)
         if self._type == "classification":
             y = _labels(y_pred, y)
         self._check_pair(y_pred, y, self._class_num)
@@ -66,8 +64,5 @@ class Accuracy(EvaluationBase):
 
     def eval(self):
         """The accuracy (a float)."""
-        if self._total_num == 0:
-            raise RuntimeError("The 'Accuracy' can not be calculated, because the number of "
-                               "samples is 0: call 'update' with a non-empty batch before "
-                               "'eval'")
+        self._require_samples(self._total_num)
         return self._correct_num / self._total_num

@@ -3,7 +3,7 @@ import numbers
 
 import numpy as np
 
-from .metric import Metric, _check_n_inputs, _class_indices, rearrange_inputs
+from .metric import Metric, _class_indices, rearrange_inputs
 
 __all__ = ["ConfusionMatrix"]
 
@@ -68,9 +68,7 @@ class ConfusionMatrix(Metric):
     def update(self, *inputs):
         """Add a batch `(y_pred, y)`."""
         owner = "ConfusionMatrix.update"
-        _check_n_inputs("ConfusionMatrix", inputs, 2, "predicted value, true value")
-        y_pred = self._convert_data(inputs[0])
-        y = self._convert_data(inputs[1])
+        y_pred, y = self._arrays(inputs)
         if y_pred.ndim == y.ndim + 1:
             if y_pred.shape[1] == 0 or y_pred.shape[:1] + y_pred.shape[2:] != y.shape:
                 raise ValueError(f"For '{owner}', scores y_pred must be y's shape with a class "

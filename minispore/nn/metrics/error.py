@@ -1,7 +1,7 @@
 """Regression metrics: `MAE` (mean absolute error) and `MSE` (mean squared error)."""
 import numpy as np
 
-from .metric import Metric, _check_n_inputs, rearrange_inputs
+from .metric import Metric, rearrange_inputs
 
 __all__ = ["MAE", "MSE"]
 
@@ -26,9 +26,7 @@ class _ErrorMetric(Metric):
     def update(self, *inputs):
         """Add a batch `(y_pred, y)`; `y` may have any shape of `y_pred`'s size."""
         owner = type(self).__name__
-        _check_n_inputs(owner, inputs, 2, "predicted value, true value")
-        y_pred = self._convert_data(inputs[0])
-        y = self._convert_data(inputs[1])
+        y_pred, y = self._arrays(inputs)
         if y.ndim == 0 or y.size != y_pred.size:
             raise ValueError(f"For '{owner}.update', y must have at least one dimension and as "
                              f"many elements as y_pred, but got y_pred {y_pred.shape} and y "
@@ -39,10 +37,7 @@ class _ErrorMetric(Metric):
 
     def eval(self):
         """The error per sample (a float)."""
-        if self._samples_num == 0:
-            raise RuntimeError(f"The '{type(self).__name__}' can not be calculated, because the "
-                               f"number of samples is 0: call 'update' with a non-empty batch "
-                               f"before 'eval'")
+        self._require_samples(self._samples_num)
         return self._error_sum / self._samples_num
 
 

@@ -3,7 +3,7 @@ import numbers
 
 import numpy as np
 
-from .metric import (Metric, _check_class_num, _check_classification_shapes, _check_n_inputs,
+from .metric import (Metric, _check_class_num, _check_classification_shapes,
                      _labels, rearrange_inputs)
 from .precision import _EPS, _counts
 
@@ -57,9 +57,7 @@ class Fbeta(Metric):
     def update(self, *inputs):
         """Add a batch `(y_pred, y)`."""
         owner = f"{type(self).__name__}.update"
-        _check_n_inputs(type(self).__name__, inputs, 2, "predicted value, true value")
-        y_pred = self._convert_data(inputs[0])
-        y = self._convert_data(inputs[1])
+        y_pred, y = self._arrays(inputs)
         y = _labels(y_pred, y)
         if y_pred.ndim < 2 or y_pred.shape[1] == 0:
             raise ValueError(f"For '{owner}', the predicted value must have a non-empty class "
@@ -84,9 +82,7 @@ class Fbeta(Metric):
         if not isinstance(average, bool):
             raise TypeError(f"For '{name}.eval', 'average' must be a bool, but got "
                             f"{type(average).__name__}")
-        if self._class_num == 0:
-            raise RuntimeError(f"The '{name}' can not be calculated, because the number of "
-                               f"samples is 0: call 'update' before 'eval'")
+        self._require_samples(self._class_num)
         b2 = self.beta ** 2
         fbeta = (1.0 + b2) * self._true_positives / (
             b2 * self._actual_positives + self._positives + self.eps)

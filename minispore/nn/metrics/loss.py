@@ -1,6 +1,6 @@
 """`Loss`: the mean of the per-batch losses."""
 
-from .metric import Metric, _check_n_inputs, rearrange_inputs
+from .metric import Metric, rearrange_inputs
 
 __all__ = ["Loss"]
 
@@ -35,8 +35,7 @@ class Loss(Metric):
     @rearrange_inputs
     def update(self, *inputs):
         """Add one batch's loss."""
-        _check_n_inputs("Loss", inputs, 1, "loss")
-        loss = self._convert_data(inputs[0])
+        (loss,) = self._arrays(inputs, ("loss",))
         if loss.ndim == 0:
             loss = loss.reshape(1)
         if loss.ndim != 1:
@@ -50,7 +49,5 @@ class Loss(Metric):
 
     def eval(self):
         """The mean loss (a float)."""
-        if self._total_num == 0:
-            raise RuntimeError("The 'Loss' can not be calculated, because the number of samples "
-                               "is 0: call 'update' before 'eval'")
+        self._require_samples(self._total_num)
         return self._sum_loss / self._total_num

@@ -75,6 +75,22 @@ class Metric(metaclass=ABCMeta):
         self.update(*inputs)
         return self.eval()
 
+    def _require_samples(self, count):
+        """Raise unless `count` samples were seen: `eval` needs a non-empty `update` first."""
+        if count == 0:
+            raise RuntimeError(f"The '{type(self).__name__}' can not be calculated, because the "
+                               f"number of samples is 0: call 'update' with a non-empty batch "
+                               f"before 'eval'")
+
+    def _arrays(self, inputs, names=("predicted value", "true value")):
+        """The `update` inputs as NumPy arrays, one per name in `names` (checked count)."""
+        if len(inputs) != len(names):
+            n = len(names)
+            raise ValueError(f"For '{type(self).__name__}.update', it needs {n} "
+                             f"input{'s' if n > 1 else ''} ({', '.join(names)}), but got "
+                             f"{len(inputs)}")
+        return [self._convert_data(x) for x in inputs]
+
     @abstractmethod
     def clear(self):
         """Reset the accumulated state."""
@@ -121,10 +137,6 @@ class EvaluationBase(Metric):
         _check_class_num(owner, class_num, y_pred.shape[1])
 
 
-def _check_n_inputs(owner, inputs, n, what):
-    if len(inputs) != n:
-        raise ValueError(f"For '{owner}.update', it needs {n} input{'s' if n > 1 else ''} "
-                         f"({what}), but got {len(inputs)}")
 
 
 def _is_binary(a):

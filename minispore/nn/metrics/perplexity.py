@@ -3,7 +3,7 @@ import math
 
 import numpy as np
 
-from .metric import Metric, _check_n_inputs, _class_indices, rearrange_inputs
+from .metric import Metric, _class_indices, rearrange_inputs
 
 __all__ = ["Perplexity"]
 
@@ -49,9 +49,8 @@ class Perplexity(Metric):
     def update(self, *inputs):
         """Add a batch `(preds, labels)`."""
         owner = "Perplexity.update"
-        _check_n_inputs("Perplexity", inputs, 2, "predicted value, label")
-        pred = self._convert_data(inputs[0])
-        label = self._convert_data(inputs[1]).reshape(-1)
+        pred, label = self._arrays(inputs, ("predicted value", "label"))
+        label = label.reshape(-1)
         if pred.ndim < 1 or pred.shape[-1] == 0 or label.size * pred.shape[-1] != pred.size:
             raise ValueError(f"For '{owner}', preds must be (..., C) with one row per label, but "
                              f"got preds {pred.shape} and {label.size} labels")
@@ -65,7 +64,5 @@ class Perplexity(Metric):
 
     def eval(self):
         """The perplexity (a float)."""
-        if self._num_inst == 0:
-            raise RuntimeError("The 'Perplexity' can not be calculated, because the number of "
-                               "samples is 0: call 'update' before 'eval'")
+        self._require_samples(self._num_inst)
         return math.exp(self._sum_metric / self._num_inst)

@@ -3,7 +3,7 @@ import sys
 
 import numpy as np
 
-from .metric import EvaluationBase, _check_n_inputs, _class_indices, _labels, rearrange_inputs
+from .metric import EvaluationBase, _class_indices, _labels, rearrange_inputs
 
 __all__ = ["Precision", "Recall"]
 
@@ -51,9 +51,7 @@ class _PrecisionRecall(EvaluationBase):
     def update(self, *inputs):
         """Add a batch `(y_pred, y)`."""
         owner = type(self).__name__
-        _check_n_inputs(owner, inputs, 2, "predicted value, true value")
-        y_pred = self._convert_data(inputs[0])
-        y = self._convert_data(inputs[1])
+        y_pred, y = self._arrays(inputs)
         if self._type == "classification":
             y = _labels(y_pred, y)
         self._check_pair(y_pred, y, self._class_num)
@@ -77,9 +75,7 @@ class _PrecisionRecall(EvaluationBase):
             RuntimeError: `eval` before `update`.
         """
         owner = type(self).__name__
-        if self._class_num == 0:
-            raise RuntimeError(f"The '{owner}' can not be calculated, because the number of "
-                               f"samples is 0: call 'update' before 'eval'")
+        self._require_samples(self._class_num)
         if not isinstance(average, bool):
             raise TypeError(f"For '{owner}.eval', 'average' must be a bool, but got "
                             f"{type(average).__name__}")

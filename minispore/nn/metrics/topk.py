@@ -2,7 +2,7 @@
 `Top5CategoricalAccuracy`."""
 import numpy as np
 
-from .metric import Metric, _check_n_inputs, _labels, rearrange_inputs
+from .metric import Metric, _labels, rearrange_inputs
 
 __all__ = ["TopKCategoricalAccuracy", "Top1CategoricalAccuracy", "Top5CategoricalAccuracy"]
 
@@ -52,9 +52,8 @@ class TopKCategoricalAccuracy(Metric):
     def update(self, *inputs):
         """Add a batch `(y_pred, y)`."""
         name = type(self).__name__
-        _check_n_inputs(name, inputs, 2, "predicted value, true value")
-        y_pred = self._convert_data(inputs[0])
-        y = _labels(y_pred, self._convert_data(inputs[1]))
+        y_pred, y = self._arrays(inputs)
+        y = _labels(y_pred, y)
         if y_pred.ndim != 2 or y.shape != (y_pred.shape[0],):
             raise ValueError(f"For '{name}.update', y_pred must be (N, C) and y (N,) or one-hot "
                              f"(N, C), but got y_pred {y_pred.shape} and y {y.shape}")
@@ -66,10 +65,7 @@ class TopKCategoricalAccuracy(Metric):
 
     def eval(self):
         """The top-k accuracy (a float)."""
-        if self._samples_num == 0:
-            raise RuntimeError(f"The '{type(self).__name__}' can not be calculated, because the "
-                               f"number of samples is 0: call 'update' with a non-empty batch "
-                               f"before 'eval'")
+        self._require_samples(self._samples_num)
         return self._correct_num / self._samples_num
 
 

@@ -12,6 +12,8 @@ from ...common.tensor import Tensor
 from ..operations import array_ops as A
 from ..operations import conv_ops as C
 from ..operations import math_ops as M
+from ..operations import reduce_ops as R
+from ..operations import linalg_ops as L
 from ..operations import norm_ops as Nn
 from ..primitive import shared
 from .math_func import matmul
@@ -76,7 +78,7 @@ def _convolve(op, rank, input, weight, bias, stride, pad_mode, padding, dilation
                          f"{weight.shape} with groups={groups} expects "
                          f"{weight.shape[1] * groups}")
     prim = _conv_prim(input, weight, stride, pad_mode, padding, dilation, groups, op)
-    x, weight = M._matmul_operands(op, input, weight)
+    x, weight = L._matmul_operands(op, input, weight)
     return _add_channel_bias(prim(x, weight), bias)
 
 
@@ -142,7 +144,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
         raise ValueError(f"For '{op}', the output size ({ho}, {wo}) is not positive")
     prim = C.Conv2DBackpropInput(weight.shape[0], (kh, kw), "pad", (ph, ph, pw, pw), None, 1,
                                  (sh, sw), (dh, dw), groups)
-    x, weight = M._matmul_operands(op, input, weight)
+    x, weight = L._matmul_operands(op, input, weight)
     out = apply(prim, (x, weight, (n, weight.shape[1] * groups, ho, wo)))
     return _add_channel_bias(out, bias)
 
@@ -294,7 +296,7 @@ def adaptive_avg_pool2d(input, output_size):
     if h % oh == 0 and w % ow == 0:  # equal windows: a reshape and a mean
         lead = input.shape[:-2]
         blocks = A.reshape(input, lead + (oh, h // oh, ow, w // ow))
-        return M.reduce_mean(blocks, (len(lead) + 1, len(lead) + 3))
+        return R.reduce_mean(blocks, (len(lead) + 1, len(lead) + 3))
     dt = input._data.dtype
     ph = wrap(_averaging_matrix(h, oh, dt))
     pw = wrap(_averaging_matrix(w, ow, dt).T.copy())
@@ -322,7 +324,7 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
     cols = np.minimum(cs[:, None] + np.arange(kw), ce[:, None] - 1)  # (ow, kw)
     lead = (slice(None),) * (input.ndim - 2)
     win = A.getitem(input, lead + (rows[:, None, :, None], cols[None, :, None, :]))
-    values = apply(M.ReduceMax(False), (win, (win.ndim - 2, win.ndim - 1)))
+    values = apply(R.ReduceMax(False), (win, (win.ndim - 2, win.ndim - 1)))
     if not return_indices:
         return values
     k = np.argmax(win._data.reshape(win.shape[:-2] + (kh * kw,)), axis=-1)  # (..., oh, ow)

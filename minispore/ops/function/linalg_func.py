@@ -11,6 +11,7 @@ from ...common import dtype as mstype
 from ...common.tensor import Tensor
 from ..operations import array_ops as A
 from ..operations import math_ops as M
+from ..operations import linalg_ops as L
 from ..operations._kernels import normalize_axis
 from ..operations.einsum_ops import Einsum
 from ..primitive import shared
@@ -26,8 +27,8 @@ def _mul(x, y):
     return binary(M._MUL, x, y)
 
 
-_MATMUL = M.MatMul()
-_BATCH_MATMUL = M.BatchMatMul()
+_MATMUL = L.MatMul()
+_BATCH_MATMUL = L.BatchMatMul()
 
 
 def matmul(input, other):

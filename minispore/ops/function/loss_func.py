@@ -8,6 +8,7 @@ from ...common.tensor import Tensor
 from ..operations import array_ops as A
 from ..operations import loss_ops as LO
 from ..operations import math_ops as M
+from ..operations import reduce_ops as R
 from ..primitive import shared
 from . import math_func as F
 from . import nn_func as NF
@@ -82,7 +83,7 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     if reduction == "mean":
         dtype = log_probs._data.dtype
         lengths = np.maximum(target_lengths._data, 1).astype(dtype)
-        return M.reduce_mean(loss / wrap(lengths)), log_alpha
+        return R.reduce_mean(loss / wrap(lengths)), log_alpha
     return NF._reduce(loss, reduction), log_alpha
 
 

@@ -13,6 +13,9 @@ from ...common import dtype as mstype
 from ...common.tensor import Tensor
 from ..operations import array_ops as A
 from ..operations import math_ops as M
+from ..operations import reduce_ops as R
+from ..operations import linalg_ops as L
+from ..operations import nn_ops as N
 from ..operations._kernels import normalize_axes, normalize_axis
 # Read from this module by nn_func (`F.clamp`) and the nn layers (`matmul`); defined in the family
 # modules and exported by ops.function from there.
@@ -213,8 +216,8 @@ sign = _unary(M.Sign, "sign", "-1, 0 or 1 (zero gradient).")
 sin = _unary(M.Sin, "sin", "Sine.")
 cos = _unary(M.Cos, "cos", "Cosine.")
 tan = _unary(M.Tan, "tan", "Tangent.")
-tanh = _unary(M.Tanh, "tanh", "Hyperbolic tangent.")
-sigmoid = _unary(M.Sigmoid, "sigmoid", "1 / (1 + exp(-input)), without overflow.")
+tanh = _unary(N.Tanh, "tanh", "Hyperbolic tangent.")
+sigmoid = _unary(N.Sigmoid, "sigmoid", "1 / (1 + exp(-input)), without overflow.")
 erf = _unary(M.Erf, "erf", "The error function.")
 erfc = _unary(M.Erfc, "erfc", "1 - erf(input), without cancellation.")
 erfinv = _unary(M.Erfinv, "erfinv", "The inverse error function on [-1, 1] (+-inf at +-1, NaN "
@@ -336,7 +339,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
     _tensor(input, "sum")
     if dtype is not None:
         input = M.cast(input, dtype)
-    out = M.reduce_sum(input, dim, keepdim)
+    out = R.reduce_sum(input, dim, keepdim)
     return out if dtype is None else M.cast(out, dtype)
 
 
@@ -349,7 +352,7 @@ def mean(x, axis=None, keep_dims=False):
     """Mean over `axis` (None for all). Integer inputs give float32 (MindSpore floors to an
     integer, which its own docs do not promise); the mean of nothing is NaN."""
     _tensor(x, "mean", "x")
-    return M.reduce_mean(x, axis, keep_dims)
+    return R.reduce_mean(x, axis, keep_dims)
 
 
 def reduce_mean(x, axis=()):
@@ -357,7 +360,7 @@ def reduce_mean(x, axis=()):
     return mean(x, axis)
 
 
-_PROD = {False: M.ReduceProd(False), True: M.ReduceProd(True)}
+_PROD = {False: R.ReduceProd(False), True: R.ReduceProd(True)}
 
 
 def prod(input, axis=None, keep_dims=False, dtype=None):
@@ -369,8 +372,8 @@ def prod(input, axis=None, keep_dims=False, dtype=None):
     return apply(_PROD[bool(keep_dims)], (input, () if axis is None else axis))
 
 
-_RMAX = {False: M.ReduceMax(False), True: M.ReduceMax(True)}
-_RMIN = {False: M.ReduceMin(False), True: M.ReduceMin(True)}
+_RMAX = {False: R.ReduceMax(False), True: R.ReduceMax(True)}
+_RMIN = {False: R.ReduceMin(False), True: R.ReduceMin(True)}
 
 
 def _identity_element(dt, is_max):
@@ -428,12 +431,12 @@ def max(input, axis=None, keepdims=False, *, initial=None, where=None):
     """(values, int64 indices) of the maximum along `axis`; over all elements for None, with the
     index into the flattened input. With `where`, the index is that of the largest allowed
     element. Ties split the value's gradient evenly."""
-    return _extreme(input, axis, keepdims, initial, where, M.ArgMaxWithValue, "max")
+    return _extreme(input, axis, keepdims, initial, where, R.ArgMaxWithValue, "max")
 
 
 def min(input, axis=None, keepdims=False, *, initial=None, where=None):
     """(values, int64 indices) of the minimum along `axis`; see `max`."""
-    return _extreme(input, axis, keepdims, initial, where, M.ArgMinWithValue, "min")
+    return _extreme(input, axis, keepdims, initial, where, R.ArgMinWithValue, "min")
 
 
 def _extreme(input, axis, keepdims, initial, where, prim_cls, op):
@@ -466,26 +469,26 @@ def _arg_extreme(input, axis, keepdims, where, op):
 def argmax(input, dim=None, keepdim=False):
     """int64 index of the maximum along `dim` (into the flattened input for None)."""
     _tensor(input, "argmax")
-    return apply(M.Argmax(dim, mstype.int64, keepdim), (input,))
+    return apply(R.Argmax(dim, mstype.int64, keepdim), (input,))
 
 
 def argmin(input, axis=None, keepdims=False):
     """int64 index of the minimum along `axis` (MindSpore 2.10 gives int32 here but int64 from
     argmax; minispore gives int64 from both)."""
     _tensor(input, "argmin")
-    return apply(M.Argmin(axis, mstype.int64, keepdims), (input,))
+    return apply(R.Argmin(axis, mstype.int64, keepdims), (input,))
 
 
 def std(input, axis=None, ddof=0, keepdims=False):
     """Standard deviation (ddof=0: population). The gradient at zero spread is 0."""
     _tensor(input, "std")
-    return apply(M.StdDev(() if axis is None else axis, int(ddof), keepdims), (input,))
+    return apply(R.StdDev(() if axis is None else axis, int(ddof), keepdims), (input,))
 
 
 def var(input, axis=None, ddof=0, keepdims=False):
     """Variance (ddof=0: population)."""
     _tensor(input, "var")
-    return apply(M.ReduceVar(() if axis is None else axis, int(ddof), keepdims), (input,))
+    return apply(R.ReduceVar(() if axis is None else axis, int(ddof), keepdims), (input,))
 
 
 def std_mean(input, axis=None, ddof=0, keepdims=False):
@@ -498,7 +501,7 @@ def var_mean(input, axis=None, ddof=0, keepdims=False):
     return var(input, axis, ddof, keepdims), mean(input, axis, keepdims)
 
 
-_LSE = {False: M.ReduceLogSumExp(False), True: M.ReduceLogSumExp(True)}
+_LSE = {False: R.ReduceLogSumExp(False), True: R.ReduceLogSumExp(True)}
 
 
 def logsumexp(input, dim, keepdim=False):
@@ -507,7 +510,7 @@ def logsumexp(input, dim, keepdim=False):
     return apply(_LSE[bool(keepdim)], (_floating(input), dim))
 
 
-_CUMSUM = M.CumSum()
+_CUMSUM = R.CumSum()
 
 
 def cumsum(x, axis, dtype=None):
@@ -647,7 +650,7 @@ def _matrix_norm(x, ord, dims, keepdim):
                      "1, -1, 2, -2, inf or -inf")
 
 
-_SINGULAR_VALUES = M.SingularValues()
+_SINGULAR_VALUES = L.SingularValues()
 
 
 def _last_two(ndim, d0, d1):

@@ -14,6 +14,8 @@ from ...common.tensor import Tensor
 from ..operations import array_ops as A
 from ..operations import loss_ops as LO
 from ..operations import math_ops as M
+from ..operations import reduce_ops as R
+from ..operations import linalg_ops as L
 from ..operations import nn_ops as N
 from ..operations._kernels import normalize_axis
 from . import math_func as F
@@ -237,7 +239,7 @@ def dense(input, weight, bias=None):
         raise ValueError(f"For 'dense', 'input' (..., in) and 'weight' (out, in) do not match: "
                          f"shapes {input.shape} and {weight.shape}")
     if input._data.dtype != weight._data.dtype:
-        input, weight = M._matmul_operands("dense", input, weight)
+        input, weight = L._matmul_operands("dense", input, weight)
     if bias is not None and bias._data.dtype != input._data.dtype:
         return N.dense(input, weight, None) + bias
     return N.dense(input, weight, bias)
@@ -284,9 +286,9 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-08):
 
 def _reduce(loss, reduction):
     if reduction == "mean":
-        return M.reduce_mean(loss)
+        return R.reduce_mean(loss)
     if reduction == "sum":
-        return M.reduce_sum(loss)
+        return R.reduce_sum(loss)
     return loss
 
 
@@ -553,9 +555,9 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction="mean"):
         raise ValueError(f"For '{op}', 'target' must have shape {reduced} (the inputs {x1.shape} "
                          f"without axis {axis}), but got {target.shape}")
     positive = wrap(_plus_minus_one(target, op, "target") == 1)
-    dot = M.reduce_sum(x1 * x2, axis)
-    norms = F.sqrt((M.reduce_sum(x1 * x1, axis) + _COSINE_EPS) *
-                   (M.reduce_sum(x2 * x2, axis) + _COSINE_EPS))
+    dot = R.reduce_sum(x1 * x2, axis)
+    norms = F.sqrt((R.reduce_sum(x1 * x1, axis) + _COSINE_EPS) *
+                   (R.reduce_sum(x2 * x2, axis) + _COSINE_EPS))
     cos = dot / norms
     return _reduce(M.select(positive, 1.0 - cos, relu(cos - margin)), reduction)
 
@@ -598,10 +600,10 @@ def _p_distance(x, y, p, eps):
     """||x - y + eps||_p along the last axis (PyTorch's pairwise_distance)."""
     d = x - y + eps
     if p == 1:
-        return M.reduce_sum(F.abs(d), -1)
+        return R.reduce_sum(F.abs(d), -1)
     if p == 2:
-        return F.sqrt(M.reduce_sum(d * d, -1))
-    return M.reduce_sum(F.abs(d) ** p, -1) ** (1.0 / p)
+        return F.sqrt(R.reduce_sum(d * d, -1))
+    return R.reduce_sum(F.abs(d) ** p, -1) ** (1.0 / p)
 
 
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, swap=False,
@@ -695,7 +697,7 @@ def multi_margin_loss(input, target, p=1, margin=1, weight=None, reduction="mean
         hinge = hinge * A.reshape(A.getitem(M.cast(w, x._data.dtype), t), (n, 1))
     others = np.ones((n, c), x._data.dtype)
     others[rows, t] = 0
-    return _reduce(M.reduce_sum(hinge * wrap(others), 1) / c, reduction)
+    return _reduce(R.reduce_sum(hinge * wrap(others), 1) / c, reduction)
 
 
 def multilabel_soft_margin_loss(input, target, weight=None, reduction="mean"):
@@ -714,4 +716,4 @@ def multilabel_soft_margin_loss(input, target, weight=None, reduction="mean"):
         w = _float_tensor(weight, op, "weight")
         _broadcast_shape(x, w, op, ("input", "weight"))
         loss = loss * w
-    return _reduce(M.reduce_mean(loss, -1), reduction)
+    return _reduce(R.reduce_mean(loss, -1), reduction)

@@ -16,8 +16,8 @@ from ...common.tensor import Tensor
 from ..._validator import check_int, check_positive_int
 from ..primitive import PRIMITIVES, Primitive, PrimitiveWithCheck, PrimitiveWithInfer, \
     prim_attr_register
-from . import (array_ops, conv_ops, einsum_ops, loss_ops, math_ops, nn_ops, norm_ops,  # noqa: F401
-               pool_ops)  # (they register)
+from . import (array_ops, conv_ops, einsum_ops, linalg_ops, loss_ops, math_ops, nn_ops,  # noqa: F401
+               norm_ops, pool_ops, reduce_ops)  # (they register)
 from .. import function as F
 
 # Registered primitives that only serve other rules (`internal`, and the gradient kernels named

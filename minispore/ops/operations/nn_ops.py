@@ -6,7 +6,10 @@ from ...common.tensor import Tensor
 from ..primitive import Primitive, Unary, register
 from . import array_ops as A
 from . import math_ops as M
+from . import reduce_ops as R
+from . import linalg_ops as L
 from ._kernels import erf, normalize_axis, quiet
+from .math_ops import _float_input, _FloatUnary, _writable
 
 
 _ZEROS = {}
@@ -19,6 +22,92 @@ def _zero(dt):
         z = _ZEROS[dt] = np.zeros((), dt)
     return z
 
+
+# ---- tanh and sigmoid, with fused gradients: one primitive call forward, one backward -----------
+
+@register
+class Tanh(_FloatUnary):
+    """tanh(x).  dx = TanhGrad(out, dout) = dout * (1 - out^2)."""
+
+    saves = ("out",)
+    kernel = staticmethod(np.tanh)
+
+    def forward(self, x):  # perf: tanh never raises floating-point flags, so no `quiet`
+        return np.tanh(x) if x.dtype.kind in "fc" else np.tanh(_float_input("Tanh", x))
+
+    def bprop(self, saved, dout, needs):
+        return (call2(_TANH_GRAD, saved[0], dout),)
+
+
+@register
+class TanhGrad(Primitive):
+    """dy * (1 - y^2), y = tanh(x).  d_y = -2 * g * dy * y;  d_dy = TanhGrad(y, g)."""
+
+    inputs = ("y", "dy")
+    saves = ("y", "dy")
+
+    def forward(self, y, dy):
+        t = np.multiply(y, y)  # dy - dy * y^2: array operands only (no slow scalar path)
+        if type(t) is not np.ndarray:
+            t = np.array(t)
+        np.multiply(t, dy, out=t)
+        np.subtract(dy, t, out=t)
+        return t
+
+    def bprop(self, saved, g, needs):
+        y, dy = saved
+        return ((g * dy * y * -2) if needs[0] else None,
+                tanh_grad(y, g) if needs[1] else None)
+
+
+def _sigmoid(x):
+    # exp of a non-positive argument only: no overflow for large |x|.
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1.0, e) / (1.0 + e)
+
+
+@register
+class Sigmoid(_FloatUnary):
+    """1 / (1 + exp(-x)), without overflow.  dx = SigmoidGrad(out, dout) = dout * out * (1 - out)."""
+
+    saves = ("out",)
+    kernel = staticmethod(_sigmoid)
+
+    def bprop(self, saved, dout, needs):
+        return (sigmoid_grad(saved[0], dout),)
+
+
+@register
+class SigmoidGrad(Primitive):
+    """dy * y * (1 - y), y = sigmoid(x).  d_y = g * dy * (1 - 2 y);  d_dy = SigmoidGrad(y, g)."""
+
+    inputs = ("y", "dy")
+    saves = ("y", "dy")
+
+    def forward(self, y, dy):
+        t = _writable(np.subtract(1, y))
+        np.multiply(t, y, out=t)
+        np.multiply(t, dy, out=t)
+        return t
+
+    def bprop(self, saved, g, needs):
+        y, dy = saved
+        return ((g * dy * (1 - y * 2)) if needs[0] else None,
+                sigmoid_grad(y, g) if needs[1] else None)
+
+
+_TANH_GRAD, _SIGMOID_GRAD = TanhGrad(), SigmoidGrad()
+
+
+def tanh_grad(y, dy):
+    return call2(_TANH_GRAD, y, dy)
+
+
+def sigmoid_grad(y, dy):
+    return call2(_SIGMOID_GRAD, y, dy)
+
+
+# ---- rectifiers ----------------------------------------------------------------------------------
 
 @register
 class ReLU(Unary):
@@ -71,7 +160,7 @@ class Softmax(Primitive):
 def _softmax_grad_reference(axis):
     def reference(y, dy):
         ax = axis if y.ndim else None
-        return y * (dy - M.reduce_sum(dy * y, ax, True))
+        return y * (dy - R.reduce_sum(dy * y, ax, True))
     return reference
 
 
@@ -125,7 +214,7 @@ class LogSoftmax(Primitive):
     def bprop(self, saved, dout, needs):
         out = saved[0]
         axis = self.axis if out.ndim else None
-        return (dout - M.exp(out) * M.reduce_sum(dout, axis, True),)
+        return (dout - M.exp(out) * R.reduce_sum(dout, axis, True),)
 
 
 def _log_softmax(x, axis):
@@ -345,7 +434,7 @@ def _gelu_grad_reference(approximate):
     def reference(x, dy):
         if approximate == "tanh":
             inner = (x + x * x * x * 0.044715) * _SQRT_2_OVER_PI
-            t = M.call1(M.Tanh(), inner)
+            t = M.call1(Tanh(), inner)
             dinner = (x * x * (3 * 0.044715) + 1) * _SQRT_2_OVER_PI
             return dy * ((t + 1) * 0.5 + x * 0.5 * (1 - t * t) * dinner)
         cdf = (M.call1(M.Erf(), x * _INV_SQRT_2) + 1) * 0.5
@@ -416,13 +505,13 @@ class Dense(Primitive):
         d2 = A.reshape(dout, (-1, dout.shape[-1])) if len(lead) != 1 else dout
         dx = dw = db = None
         if needs[0]:
-            dx = M._mm(M.MatMul, False, False)(d2, w)
+            dx = L._mm(L.MatMul, False, False)(d2, w)
             dx = A.reshape(dx, x.shape) if len(lead) != 1 else dx
         if needs[1]:
             x2 = A.reshape(x, (-1, x.shape[-1])) if len(lead) != 1 else x
-            dw = M._mm(M.MatMul, True, False)(d2, x2)
+            dw = L._mm(L.MatMul, True, False)(d2, x2)
         if needs[2]:
-            db = M.reduce_sum(d2, 0)
+            db = R.reduce_sum(d2, 0)
         return dx, dw, db
 
 
@@ -434,7 +523,7 @@ def dense(x, w, b=None):
     return apply(_DENSE, (x, w, b))
 
 
-_RELU_GRAD, _SOFTPLUS, _SIGMOID = ReluGrad(), Softplus(), M.Sigmoid()
+_RELU_GRAD, _SOFTPLUS, _SIGMOID = ReluGrad(), Softplus(), Sigmoid()
 
 
 def relu_grad(dy, y):

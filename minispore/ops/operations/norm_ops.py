@@ -13,6 +13,7 @@ from ..._quiet import quiet
 from ..primitive import Primitive, register
 from . import array_ops as A
 from . import math_ops as M
+from . import reduce_ops as R
 
 
 def _mean(a, axes):
@@ -73,7 +74,7 @@ class BatchNormTraining(Primitive):
             axes = _bn_axes(x.ndim)
             cs = _channel_shape(x.ndim, x.shape[1])
             m = float(np.prod([x.shape[a] for a in axes]))
-            centered = x - M.reduce_mean(x, axes, True)
+            centered = x - R.reduce_mean(x, axes, True)
             dx = dx + A.reshape(dmean, cs) / m + A.reshape(dvar, cs) * centered * (2.0 / m)
         return dx, dgamma, dbeta
 
@@ -83,13 +84,13 @@ def _bn_grad_reference(eps):
         axes = _bn_axes(x.ndim)
         cs = _channel_shape(x.ndim, x.shape[1])
         m = float(np.prod([x.shape[a] for a in axes]))
-        mean = M.reduce_mean(x, axes, True)
+        mean = R.reduce_mean(x, axes, True)
         centered = x - mean
-        var = M.reduce_mean(centered * centered, axes, True)
+        var = R.reduce_mean(centered * centered, axes, True)
         rstd = M.rsqrt(var + eps)
         x_hat = centered * rstd
-        sum_dy = M.reduce_sum(dy, axes, True)
-        sum_dy_xhat = M.reduce_sum(dy * x_hat, axes, True)
+        sum_dy = R.reduce_sum(dy, axes, True)
+        sum_dy_xhat = R.reduce_sum(dy * x_hat, axes, True)
         dx = (A.reshape(gamma, cs) * rstd / m) * (dy * m - sum_dy - x_hat * sum_dy_xhat)
         return dx, A.reshape(sum_dy_xhat, (-1,)), A.reshape(sum_dy, (-1,))
     return reference
@@ -189,7 +190,7 @@ class LayerNorm(Primitive):
             # the statistics were used: add their gradients exactly
             axes = _ln_axes(x.ndim, self.begin_norm_axis)
             n = float(np.prod([x.shape[a] for a in axes]))
-            centered = x - M.reduce_mean(x, axes, True)
+            centered = x - R.reduce_mean(x, axes, True)
             dx = dx + dmean / n + dvar * centered * (2.0 / n)
         return dx, dgamma, dbeta
 
@@ -205,16 +206,16 @@ def _ln_grad_reference(prim):
         p = prim.begin_params_axis % x.ndim
         lead = tuple(range(p))
         n = float(np.prod([x.shape[a] for a in axes]))
-        mean = M.reduce_mean(x, axes, True)
+        mean = R.reduce_mean(x, axes, True)
         centered = x - mean
-        var = M.reduce_mean(centered * centered, axes, True)
+        var = R.reduce_mean(centered * centered, axes, True)
         rstd = M.rsqrt(var + prim.epsilon)
         x_hat = centered * rstd
         g = dy * gamma
-        dx = rstd / n * (g * n - M.reduce_sum(g, axes, True) -
-                         x_hat * M.reduce_sum(g * x_hat, axes, True))
-        dgamma = M.reduce_sum(dy * x_hat, lead) if lead else dy * x_hat
-        dbeta = M.reduce_sum(dy, lead) if lead else dy
+        dx = rstd / n * (g * n - R.reduce_sum(g, axes, True) -
+                         x_hat * R.reduce_sum(g * x_hat, axes, True))
+        dgamma = R.reduce_sum(dy * x_hat, lead) if lead else dy * x_hat
+        dbeta = R.reduce_sum(dy, lead) if lead else dy
         return dx, dgamma, dbeta
     return reference
 

@@ -1,0 +1,415 @@
+"""Reduction primitives: sums, means, products, extremes and their positions, log-sum-exp,
+variance and standard deviation, cumulative sums.
+
+Ties at the extremes split the gradient evenly (math_ops' convention for the whole library).
+"""
+import math
+
+import numpy as np
+
+from ..._autodiff.tape import apply
+from ...common import dtype as mstype
+from ...common.tensor import Tensor
+from ..primitive import Primitive, register
+from . import array_ops as A
+from ._kernels import keep_shape, normalize_axes, normalize_axis, quiet
+from .math_ops import _const, _f32, exp, select
+
+class _Reduce(Primitive):
+    """Base of ReduceSum-style primitives: `keep_dims` is an attribute, `axis` a call input."""
+
+    inputs = ("x", "axis")
+
+    def __init__(self, keep_dims=False):
+        super().__init__()
+        if not isinstance(keep_dims, bool):
+            raise TypeError(f"For '{type(self).__name__}', 'keep_dims' must be a bool, "
+                            f"but got {type(keep_dims).__name__}")
+        self.keep_dims = keep_dims
+
+    def __call__(self, x, axis=()):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"For '{self.name}', the input must be a Tensor, but got "
+                            f"{type(x).__name__}")
+        return apply(self, (x, axis))
+
+    def _axes(self, x, axis):
+        return normalize_axes(axis, x.ndim, self.name)
+
+
+def _expand_back(g, x_shape, axes):
+    """Gradient of a reduction: g (reduced) reshaped to keep-dims and broadcast to x_shape."""
+    return A.broadcast_to(A.reshape(g, keep_shape(x_shape, axes)), x_shape)
+
+
+@register
+class ReduceSum(_Reduce):
+    """Sum over `axis` (all for `()`, or none with `skip_mode=True`); bool and int32 sum to int64.
+    dx = broadcast(dout)."""
+
+    saves = ("x.shape", "axis")
+
+    def __init__(self, keep_dims=False, skip_mode=False):
+        super().__init__(keep_dims)
+        if not isinstance(skip_mode, bool):
+            raise TypeError(f"For 'ReduceSum', 'skip_mode' must be a bool, but got "
+                            f"{type(skip_mode).__name__}")
+        self.skip_mode = skip_mode
+
+    def _skips(self, axis):
+        return self.skip_mode and (axis is None or isinstance(axis, (tuple, list)) and not axis)
+
+    def forward(self, x, axis):
+        if self._skips(axis):
+            return x.astype(_sum_dtype(x.dtype) or x.dtype)
+        axes = self._axes(x, axis)
+        return np.sum(x, axis=axes, keepdims=self.keep_dims, dtype=_sum_dtype(x.dtype))
+
+    def bprop(self, saved, dout, needs):
+        shape, axis = saved
+        if self._skips(axis):
+            return dout, None
+        return _expand_back(dout, shape, normalize_axes(axis, len(shape), self.name)), None
+
+
+def _sum_dtype(dt):
+    """bool and integers narrower than 64 bits accumulate (and return) int64, as MindSpore."""
+    return np.int64 if dt.kind == "b" or (dt.kind in "iu" and dt.itemsize < 8) else None
+
+
+def _count(shape, axes):
+    return math.prod(shape) if axes is None else math.prod(shape[a] for a in axes)
+
+
+@register
+class ReduceMean(_Reduce):
+    """Mean over `axis` (integer inputs give float32; the mean of nothing is nan).
+    dx = broadcast(dout) / n."""
+
+    saves = ("x.shape", "axis")
+
+    def forward(self, x, axis):
+        axes = self._axes(x, axis)
+        if x.dtype.kind not in "fc":
+            x = x.astype(_f32)
+        n = _count(x.shape, axes)
+        s = np.sum(x, axis=axes, keepdims=self.keep_dims)
+        return quiet(np.divide, s, np.asarray(n, s.dtype))
+
+    def bprop(self, saved, dout, needs):
+        shape, axis = saved
+        axes = normalize_axes(axis, len(shape), self.name)
+        n = _count(shape, axes)
+        return _expand_back(dout / n if n else dout * math.nan, shape, axes), None
+
+
+@register
+class ReduceProd(_Reduce):
+    """Product over `axis`.  dx = broadcast(dout) * (product of the other elements), exact when
+    x has zeros."""
+
+    amp_auto = "full"
+    saves = ("x", "axis")
+
+    def forward(self, x, axis):
+        return np.prod(x, axis=self._axes(x, axis), keepdims=self.keep_dims)
+
+    def bprop(self, saved, dout, needs):
+        x, axis = saved
+        axes = normalize_axes(axis, x.ndim, self.name)
+        return _expand_back(dout, x.shape, axes) * prod_others(x, axes), None
+
+
+def _move_to_end(a, axes):
+    """a with `axes` moved last and flattened into one: (rest..., n), and the permutation."""
+    nd = a.ndim
+    axes = tuple(range(nd)) if axes is None else axes
+    rest = [i for i in range(nd) if i not in axes]
+    perm = rest + list(axes)
+    moved = np.transpose(a, perm)
+    n = math.prod(moved.shape[len(rest):])  # not -1: ambiguous when the other axes are empty
+    return moved.reshape(moved.shape[:len(rest)] + (n,)), perm, moved.shape
+
+
+@register
+class ProdOthers(Primitive):
+    """For each element, the product of the other elements of its reduction group.
+    Second-order rule holds where the group has no zeros (else a clear error)."""
+
+    internal = True
+    inputs = ("x", "axes")
+    saves = ("x", "axes", "out")
+
+    def forward(self, x, axes):
+        flat, perm, moved_shape = _move_to_end(x, axes)
+        n = flat.shape[-1]
+        ones = np.ones(flat.shape[:-1] + (1,), x.dtype)
+        left = np.cumprod(np.concatenate([ones, flat[..., :-1]], axis=-1), axis=-1)
+        right = np.cumprod(np.concatenate([ones, flat[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
+        others = (left * right)[..., :n].reshape(moved_shape)
+        return np.transpose(others, np.argsort(perm))
+
+    def bprop(self, saved, g, needs):
+        x, axes, out = saved
+        if (x._data == 0).any():
+            raise RuntimeError("For 'ReduceProd', the second derivative at an input containing "
+                               "zeros is not implemented")
+        # d(others_i)/dx_j = P / (x_i x_j) for j != i:  dx_j = (P / x_j) * (S - g_j / x_j),
+        # S = sum_i g_i / x_i, P = x_j * others_j.
+        r = g / x
+        s = reduce_sum(r, axes, True)
+        return (out * (s - r) if needs[0] else None), None
+
+
+class _ReduceExtreme(_Reduce):
+    saves = ("x", "axis", "out")
+    _ufunc = None
+
+    def forward(self, x, axis):
+        axes = self._axes(x, axis)
+        if x.size == 0 and (axes is None or any(x.shape[a] == 0 for a in axes)):
+            raise ValueError(f"For '{self.name}', cannot reduce an empty tensor of shape "
+                             f"{x.shape} over axis {axis!r}: the result has no value")
+        return self._ufunc.reduce(x, axis=axes, keepdims=self.keep_dims)
+
+    def bprop(self, saved, dout, needs):
+        x, axis, out = saved
+        axes = normalize_axes(axis, x.ndim, self.name)
+        return _extreme_grad(x, axes, out, dout), None
+
+
+def _extreme_grad(x, axes, out, dout):
+    """Gradient of a max/min reduction: split evenly among the elements equal to the result."""
+    ks = keep_shape(x.shape, axes)
+    hit = x._data == out._data.reshape(ks)
+    w = hit / hit.sum(axis=axes, keepdims=True)
+    return _expand_back(dout, x.shape, axes) * _const(w.astype(dout._data.dtype))
+
+
+@register
+class ReduceMax(_ReduceExtreme):
+    """Maximum over `axis`.  Ties split the gradient evenly."""
+
+    _ufunc = np.maximum
+
+
+@register
+class ReduceMin(_ReduceExtreme):
+    """Minimum over `axis`.  Ties split the gradient evenly."""
+
+    _ufunc = np.minimum
+
+
+class _ArgExtremeWithValue(Primitive):
+    """(index, value) along `axis`, MindSpore's order. The value's gradient splits ties evenly
+    (the library's convention; MindSpore routes it all to the returned index)."""
+
+    inputs = ("x",)
+    saves = ("x", "out")
+    _arg = _val = None
+
+    def __init__(self, axis=0, keep_dims=False):
+        super().__init__()
+        self.axis = axis
+        self.keep_dims = keep_dims
+
+    def forward(self, x):
+        axis = normalize_axis(self.axis, max(x.ndim, 1), self.name) if x.ndim else None
+        if x.size == 0 and (axis is None or x.shape[axis] == 0):
+            raise ValueError(f"For '{self.name}', the input of shape {x.shape} is empty along "
+                             f"axis {self.axis}: the result has no value")
+        idx = self._arg(x, axis=axis, keepdims=self.keep_dims).astype(np.int64)
+        val = self._val(x, axis=axis, keepdims=self.keep_dims)
+        return idx, val
+
+    def bprop(self, saved, dout, needs):
+        x, out = saved
+        axes = None if x.ndim == 0 else (normalize_axis(self.axis, x.ndim, self.name),)
+        return (_extreme_grad(x, axes, out[1], dout[1]),)
+
+
+@register
+class ArgMaxWithValue(_ArgExtremeWithValue):
+    _arg, _val = staticmethod(np.argmax), staticmethod(np.max)
+
+
+@register
+class ArgMinWithValue(_ArgExtremeWithValue):
+    _arg, _val = staticmethod(np.argmin), staticmethod(np.min)
+
+
+class _ArgExtreme(Primitive):
+    inputs = ("x",)
+    differentiable = False
+    _arg = None
+
+    def __init__(self, axis=-1, output_type=mstype.int32, keep_dims=False):
+        super().__init__()
+        self.axis = axis
+        self.output_type = output_type
+        self.keep_dims = keep_dims
+
+    def forward(self, x):
+        if x.size == 0 and (self.axis is None or x.ndim == 0 or
+                            x.shape[normalize_axis(self.axis, x.ndim, self.name)] == 0):
+            raise ValueError(f"For '{self.name}', the input of shape {x.shape} is empty along "
+                             f"axis {self.axis}: the result has no value")
+        if self.axis is None:
+            r = self._arg(x.reshape(-1))
+            r = np.asarray(r).reshape((1,) * x.ndim) if self.keep_dims else np.asarray(r)
+        else:
+            axis = normalize_axis(self.axis, max(x.ndim, 1), self.name)
+            r = self._arg(x, axis=axis, keepdims=self.keep_dims) if x.ndim else np.asarray(0)
+        return r.astype(mstype.to_np(self.output_type))
+
+
+@register
+class Argmax(_ArgExtreme):
+    """Index of the maximum along `axis` (first one on ties); no gradient."""
+
+    _arg = staticmethod(np.argmax)
+
+
+@register
+class Argmin(_ArgExtreme):
+    """Index of the minimum along `axis` (first one on ties); no gradient."""
+
+    _arg = staticmethod(np.argmin)
+
+
+@register
+class ReduceLogSumExp(_Reduce):
+    """log(sum(exp(x))) over `axis`, shifted by the max so it stays finite (and -inf rows stay
+    -inf).  dx = broadcast(dout) * exp(x - out)."""
+
+    saves = ("x", "axis", "out")
+
+    def forward(self, x, axis):
+        axes = self._axes(x, axis)
+        return quiet(_logsumexp, x, axes, self.keep_dims)
+
+    def bprop(self, saved, dout, needs):
+        x, axis, out = saved
+        axes = normalize_axes(axis, x.ndim, self.name)
+        soft = exp(x - A.reshape(out, keep_shape(x.shape, axes)))
+        return _expand_back(dout, x.shape, axes) * soft, None
+
+
+def _logsumexp(x, axes, keep_dims):
+    m = np.max(x, axis=axes, keepdims=True) if x.size else np.zeros(keep_shape(x.shape, axes),
+                                                                      x.dtype)
+    m = np.where(np.isfinite(m), m, 0)
+    s = np.log(np.sum(np.exp(x - m), axis=axes, keepdims=True)) + m
+    return s if keep_dims else np.squeeze(s, axis=axes)
+
+
+@register
+class StdDev(Primitive):
+    """Standard deviation over `axis` with `ddof` (0: population, MindSpore's default).
+    dx = dout * (x - mean) / ((n - ddof) * out), 0 where out == 0 (a subgradient)."""
+
+    internal = True  # the user-facing class of MindSpore's name adapts the call
+    inputs = ("x",)
+    saves = ("x", "out")
+
+    def __init__(self, axis=(), ddof=0, keep_dims=False):
+        super().__init__()
+        self.axis, self.ddof, self.keep_dims = axis, ddof, keep_dims
+
+    def forward(self, x):
+        axes = normalize_axes(self.axis, x.ndim, self.name)
+        return quiet(lambda: np.sqrt(_var(x, axes, self.ddof, self.keep_dims)))
+
+    def bprop(self, saved, dout, needs):
+        x, out = saved
+        axes = normalize_axes(self.axis, x.ndim, self.name)
+        ks = keep_shape(x.shape, axes)
+        centered = x - reduce_mean(x, axes, True)
+        denom = A.reshape(out, ks) * (_count(x.shape, axes) - self.ddof)
+        safe = select(denom == 0, 1.0, denom)
+        g = _expand_back(dout, x.shape, axes) * centered / safe
+        return (select(A.broadcast_to(denom == 0, x.shape), 0.0, g),)
+
+
+@register
+class ReduceVar(Primitive):
+    """Variance over `axis` with `ddof`.  dx = 2 * dout * (x - mean) / (n - ddof)."""
+
+    inputs = ("x",)
+    saves = ("x",)
+
+    def __init__(self, axis=(), ddof=0, keep_dims=False):
+        super().__init__()
+        self.axis, self.ddof, self.keep_dims = axis, ddof, keep_dims
+
+    def forward(self, x):
+        axes = normalize_axes(self.axis, x.ndim, self.name)
+        return quiet(_var, x, axes, self.ddof, self.keep_dims)
+
+    def bprop(self, saved, dout, needs):
+        x = saved[0]
+        axes = normalize_axes(self.axis, x.ndim, self.name)
+        centered = x - reduce_mean(x, axes, True)
+        dof = _count(x.shape, axes) - self.ddof
+        scale = 2.0 / dof if dof > 0 else math.inf  # the forward divided by 0 too
+        return (_expand_back(dout, x.shape, axes) * centered * scale,)
+
+
+def _var(x, axes, ddof, keep_dims):
+    if x.dtype.kind not in "fc":
+        x = x.astype(_f32)
+    n = _count(x.shape, axes)
+    mean = np.sum(x, axis=axes, keepdims=True) / np.asarray(n, x.dtype)
+    d = x - mean
+    ss = np.sum(d * d, axis=axes, keepdims=keep_dims)
+    # NumPy's convention: with ddof >= n the divisor is 0 (nan or inf, never a negative variance)
+    return ss / np.asarray(max(n - ddof, 0), x.dtype)
+
+
+@register
+class CumSum(Primitive):
+    """Cumulative sum along `axis` (`exclusive`, `reverse` as MindSpore).  dx = reverse cumsum."""
+
+    amp_auto = "full"
+    inputs = ("x", "axis")
+    saves = ("axis",)
+
+    def __init__(self, exclusive=False, reverse=False):
+        super().__init__()
+        self.exclusive, self.reverse = exclusive, reverse
+
+    def forward(self, x, axis):
+        axis = normalize_axis(axis, max(x.ndim, 1), self.name)
+        if x.ndim == 0:
+            return x.copy()
+        src = np.flip(x, axis) if self.reverse else x
+        out = np.cumsum(src, axis=axis, dtype=np.int64 if x.dtype.kind == "b" else x.dtype)
+        if self.exclusive:  # shift by one along axis, zero first
+            shifted = np.zeros_like(out)
+            lead = (slice(None),) * axis
+            shifted[lead + (slice(1, None),)] = out[lead + (slice(None, -1),)]
+            out = shifted
+        return np.flip(out, axis) if self.reverse else out
+
+    def bprop(self, saved, dout, needs):
+        axis = saved[0]
+        return CumSum(self.exclusive, not self.reverse)(dout, axis), None
+
+
+# ================================ functional forms (used by bprops and ops) ========================
+
+_PROD_OTHERS = ProdOthers()
+_REDUCE_SUM = {False: ReduceSum(False), True: ReduceSum(True)}
+_REDUCE_MEAN = {False: ReduceMean(False), True: ReduceMean(True)}
+
+
+def prod_others(x, axes):
+    return apply(_PROD_OTHERS, (x, axes))
+
+
+def reduce_sum(x, axis=None, keep_dims=False):
+    return apply(_REDUCE_SUM[keep_dims], (x, () if axis is None else axis))
+
+
+def reduce_mean(x, axis=None, keep_dims=False):
+    return apply(_REDUCE_MEAN[keep_dims], (x, () if axis is None else axis))
