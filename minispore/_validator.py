@@ -13,7 +13,7 @@ __all__ = [
     "check_type", "check_bool", "check_int", "check_positive_int", "check_non_negative_int",
     "check_int_range", "check_float", "check_positive_float", "check_non_negative_float",
     "check_float_range", "check_number", "check_one_of", "check_reduction", "check_callable",
-    "type_name",
+    "type_name", "check_type_name", "check_class_list", "is_int", "check_sequence",
 ]
 
 
@@ -148,3 +148,54 @@ def check_callable(value, arg, owner):
     if not callable(value):
         _fail_type(value, arg, owner, "callable")
     return value
+
+
+def check_type_name(value, allowed, arg, owner):
+    """`value` unchanged; a TypeError unless it is one of `allowed`: `check_one_of` where
+    MindSpore raises TypeError (a dtype among dtypes, as its `check_type_name`)."""
+    for a in allowed:
+        if value is a or (_same_kind(value, a) and value == a):
+            return value
+    raise TypeError(f"For '{owner}', the '{arg}' must be one of {list(allowed)}, but got "
+                    f"{value!r}")
+
+
+def check_class_list(values, bases, arg, owner):
+    """`values` unchanged; a TypeError unless it is a list of classes derived from `bases` (a
+    class or tuple)."""
+    check_type(values, list, arg, owner, "a list")
+    bases = bases if isinstance(bases, tuple) else (bases,)
+    for value in values:
+        if not isinstance(value, type):
+            _fail_element(arg, owner, "a class", repr(value))
+        if not issubclass(value, bases):
+            _fail_element(arg, owner, f"a {' or '.join(b.__name__ for b in bases)} subclass",
+                          value.__name__)
+    return values
+
+
+def _fail_element(arg, owner, expected, got):
+    raise TypeError(f"For '{owner}', every element of '{arg}' must be {expected}, but got {got}")
+
+
+def is_int(value):
+    """True for an int (a NumPy integer too), False for a bool: the test `check_int` makes."""
+    return _is_int(value)
+
+
+def check_sequence(value, arg, owner, each=None, lengths=None, non_empty=False, expected=None):
+    """`value` as a tuple; a TypeError unless it is a list or tuple, with a length in `lengths`
+    (an int or ints; None: any) and, with `non_empty`, not empty. `each`, a check of this module,
+    runs on every element as `each(element, "<arg>[k]", owner)` (bind other arguments with
+    functools.partial) and its results make the tuple. `expected` words the expectation."""
+    lengths = (lengths,) if isinstance(lengths, int) else lengths
+    n = len(value) if isinstance(value, (list, tuple)) else -1
+    if n < 0 or (lengths is not None and n not in lengths) or (non_empty and n == 0):
+        if expected is None:
+            expected = f"a {'non-empty ' if non_empty else ''}list or tuple"
+            if lengths is not None:
+                expected += f" of length {' or '.join(map(str, lengths))}"
+        raise TypeError(f"For '{owner}', the '{arg}' must be {expected}, but got {value!r}")
+    if each is None:
+        return tuple(value)
+    return tuple(each(v, f"{arg}[{k}]", owner) for k, v in enumerate(value))

@@ -105,6 +105,7 @@ class _CellBprop:
 
     differentiable = True
     broadcasts = False
+    view_op = False
 
     __slots__ = ("cell", "kwargs")
 

@@ -3,13 +3,13 @@ import numpy as np
 
 from ..common.parameter import Parameter
 from ..common.tensor import Tensor
-from ..ops.operations.array_ops import sum_to
+from ..ops.operations.array_ops import Identity, sum_to
 from ..ops.operations.math_ops import cast
 from ..common import _writes
 from . import tape as _tape
 from .._quiet import quiet_region
 from .hooks import attach, run_tensor_hooks
-from .tape import _state, wrap
+from .tape import _state, apply, wrap
 
 
 
@@ -139,7 +139,7 @@ def _gather_multi(grads, out, prim, hooks):
 
 def _check_versions(prim, saved, epoch):
     for k, v in enumerate(saved):
-        if isinstance(v, Tensor) and v._version > epoch:
+        if isinstance(v, Tensor) and _writes.version_of(v) > epoch:
             name = getattr(v, "name", None)  # a Parameter's name says which one
             what = f"Parameter '{name}', " if isinstance(name, str) else ""
             raise RuntimeError(
@@ -295,6 +295,33 @@ def _result_grad(grads, slot, like):
     return g
 
 
+_IDENTITY = Identity()
+
+
+def _memory_of(a):
+    """The object owning array `a`'s memory (views lead back to it)."""
+    while isinstance(a, np.ndarray) and a.base is not None:
+        a = a.base
+    return id(a)
+
+
+def distinct(results, taken=()):
+    """`results` (Tensors) with a copy in place of each one whose memory another result, or a
+    Tensor in `taken` (the caller's inputs, sensitivities, tangents), already holds: every
+    returned gradient is its own array, so editing one in place changes nothing else. The copy
+    is an `Identity`, recorded when an outer transform tracks the result."""
+    seen = {_memory_of(t._data) for t in taken}
+    out = []
+    for t in results:
+        key = _memory_of(t._data)
+        if key in seen:
+            t = apply(_IDENTITY, (t,))
+        else:
+            seen.add(key)
+        out.append(t)
+    return tuple(out)
+
+
 def _stop(o):
     if isinstance(o, Tensor):
         return wrap(o._data)
@@ -358,12 +385,29 @@ def _differentiate(fn, args, kwargs, positions, weights, has_aux, sens, what):
                 grads = backward(tape, start, roots, False)
                 if tape.hooks:
                     _hook_leaves(tape.hooks, grads, in_slots, w_slots)
-        in_grads = tuple(_result_grad(grads, sl, args[p]._data)
-                         for sl, p in zip(in_slots, positions or ()))
-        w_grads = tuple(_result_grad(grads, sl, w._data) for sl, w in zip(w_slots, weights or ()))
+        check_weight_gradients(grads, w_slots, weights, what)
+        in_grads = [_result_grad(grads, sl, args[p]._data)
+                    for sl, p in zip(in_slots, positions or ())]
+        w_grads = [_result_grad(grads, sl, w._data) for sl, w in zip(w_slots, weights or ())]
+        mine = distinct(in_grads + w_grads, _sens_and_leaves(args, weights, sens_list))
+        in_grads, w_grads = mine[:len(in_grads)], mine[len(in_grads):]
     if has_aux:
         out = (out[0],) + tuple(_stop(o) for o in out[1:])
     return out, in_grads, w_grads
+
+
+def check_weight_gradients(grads, w_slots, weights, what):
+    """Refuse a gradient that reached an integer or bool Parameter: it could only be returned
+    truncated (MindSpore 2.10 returns it so). An unused one gets zeros, as any unused weight."""
+    for slot, w in zip(w_slots, weights or ()):
+        if grads[slot] is not None and w._data.dtype.kind not in "fc":
+            raise TypeError(f"For '{what}', the Parameter '{w.name}' in 'weights' has dtype "
+                            f"{w.dtype}: gradients are defined for floating-point Parameters "
+                            f"only (leave it out of 'weights', or set requires_grad=False)")
+
+
+def _sens_and_leaves(args, weights, sens):
+    return [t for t in (*args, *(weights or ()), *sens) if isinstance(t, Tensor)]
 
 
 def _hook_leaves(hooks, grads, in_slots, w_slots):

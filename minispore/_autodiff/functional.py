@@ -13,13 +13,14 @@ transform's tape, so results can be differentiated again to any order.
 """
 import numpy as np
 
+from .._validator import check_bool, check_type
 from ..common import _writes
 from ..common.tensor import Tensor
 from ..ops.operations import array_ops as A
 from . import tape as _tape
 from .engine import (_hook_leaves, _Session, _check_output, _flatten_outputs,
                      _normalize_positions, _normalize_weights, _result_grad, _stop, _target,
-                     backward)
+                     backward, check_weight_gradients, distinct)
 from .tape import wrap
 
 __all__ = ["jvp", "vjp", "linearize", "jacfwd", "jacrev", "hvp"]
@@ -27,56 +28,50 @@ __all__ = ["jvp", "vjp", "linearize", "jacfwd", "jacrev", "hvp"]
 
 # ---- argument checks ----------------------------------------------------------------------------
 
-def _check_float_tensor(a, what, name):
-    if not isinstance(a, Tensor):
-        raise TypeError(f"For '{what}', {name} must be a Tensor, but got {type(a).__name__}")
+_TENSORS = "a Tensor or a tuple or list of Tensors"
+
+
+def _check_float_tensor(a, what, arg):
+    check_type(a, Tensor, arg, what)
     if a._data.dtype.kind not in "fc":
-        raise TypeError(f"For '{what}', {name} has dtype {a.dtype}: derivatives are defined for "
-                        "floating-point inputs only")
+        raise TypeError(f"For '{what}', the '{arg}' must be a floating-point Tensor (derivatives "
+                        f"are defined for those only), but got dtype {a.dtype}")
 
 
 def _as_inputs(inputs, what, name="inputs"):
     """(tuple of Tensors, single) from a Tensor or a tuple/list of Tensors."""
     if isinstance(inputs, Tensor):
-        _check_float_tensor(inputs, what, f"'{name}'")
+        _check_float_tensor(inputs, what, name)
         return (inputs,), True
-    if isinstance(inputs, (tuple, list)):
-        if not inputs:
-            raise ValueError(f"For '{what}', '{name}' must not be empty")
-        for k, a in enumerate(inputs):
-            _check_float_tensor(a, what, f"element {k} of '{name}'")
-        return tuple(inputs), False
-    raise TypeError(f"For '{what}', '{name}' must be a Tensor or a tuple or list of Tensors, but "
-                    f"got {type(inputs).__name__}")
+    check_type(inputs, (tuple, list), name, what, _TENSORS)
+    if not inputs:
+        raise ValueError(f"For '{what}', the '{name}' must not be empty")
+    for k, a in enumerate(inputs):
+        _check_float_tensor(a, what, f"{name}[{k}]")
+    return tuple(inputs), False
 
 
 def _as_tangents(v, args, what):
     """The tangents in `v`, one per input, each of its input's shape and dtype."""
-    if isinstance(v, Tensor):
-        vs = (v,)
-    elif isinstance(v, (tuple, list)):
-        vs = tuple(v)
-    else:
-        raise TypeError(f"For '{what}', 'v' must be a Tensor or a tuple or list of Tensors, but "
-                        f"got {type(v).__name__}")
+    vs = (v,) if isinstance(v, Tensor) else tuple(check_type(v, (tuple, list), "v", what, _TENSORS))
     if len(vs) != len(args):
         raise ValueError(f"For '{what}', 'v' has invalid length: should be {len(args)} (one "
                          f"tangent per input), but got {len(vs)}")
-    _check_like(vs, args, what, "tangent", "its input's")
+    _check_like(vs, args, what, "v", "its input's")
     return vs
 
 
-def _check_like(values, refs, what, kind, owner):
-    """Each of `values` a Tensor of its reference's shape and dtype."""
+def _check_like(values, refs, what, arg, like):
+    """Each of `values` (the elements of argument `arg`) a Tensor of its reference's shape and
+    dtype."""
     for k, (v, r) in enumerate(zip(values, refs)):
-        if not isinstance(v, Tensor):
-            raise TypeError(f"For '{what}', {kind} {k} must be a Tensor, but got "
-                            f"{type(v).__name__}")
+        name = f"{arg}[{k}]"
+        check_type(v, Tensor, name, what)
         if v._data.shape != r._data.shape:
-            raise ValueError(f"For '{what}', {kind} {k} must have {owner} shape {r.shape}, but "
+            raise ValueError(f"For '{what}', the '{name}' must have {like} shape {r.shape}, but "
                              f"got {v.shape}")
         if v._data.dtype != r._data.dtype:
-            raise TypeError(f"For '{what}', {kind} {k} must have {owner} dtype {r.dtype}, but "
+            raise TypeError(f"For '{what}', the '{name}' must have {like} dtype {r.dtype}, but "
                             f"got {v.dtype}")
 
 
@@ -97,7 +92,7 @@ def _as_cotangents(v, heads, what):
     if len(flat) != len(heads):
         raise ValueError(f"For '{what}', vjp_fn needs one cotangent per output of the function "
                          f"({len(heads)}), but got {len(flat)}")
-    _check_like(flat, heads, what, "cotangent", "the output's")
+    _check_like(flat, heads, what, "cotangents", "its output's")
     return flat
 
 
@@ -106,21 +101,26 @@ def _check_positions(positions, args, what):
         if p >= len(args):
             raise ValueError(f"For '{what}', 'grad_position' {p} is out of range: the function "
                              f"was called with {len(args)} positional arguments")
-        _check_float_tensor(args[p], what, f"the argument at grad_position {p}")
+        _check_float_tensor(args[p], what, f"args[{p}]")
 
 
-def _jac_positions(grad_position, what):
+def _jacobian(fn, grad_position, has_aux, what, compute):
+    """The function `jacrev` and `jacfwd` return: their arguments checked at once, the
+    positions against each call's arguments, then `compute(fn, args, kwargs, positions,
+    has_aux, what)`."""
+    fn = _target(fn, what)
+    has_aux = check_bool(has_aux, "has_aux", what)
     if grad_position is None:
         raise TypeError(f"For '{what}', 'grad_position' must be an int or a tuple of ints, "
                         "but got None")
     positions, _ = _normalize_positions(grad_position, what)
-    return positions
 
+    def jacobian_fn(*args, **kwargs):
+        _check_positions(positions, args, what)
+        with _writes.guarded():
+            return compute(fn, args, kwargs, positions, has_aux, what)
 
-def _check_has_aux(has_aux, what):
-    if not isinstance(has_aux, bool):
-        raise TypeError(f"For '{what}', 'has_aux' must be a bool, but got "
-                        f"{type(has_aux).__name__}")
+    return jacobian_fn
 
 
 def _aux(out):
@@ -226,7 +226,9 @@ class _Linear:
         roots = [(g._slot, t) for i, (g, t) in enumerate(zip(self.gs, tangents))
                  if t is not None and self.live(i)]
         grads = self.rec.walk(roots, once)
-        return [_result_grad(grads, u._slot, h._data) for u, h in zip(self.us, self.fwd.heads)]
+        return list(distinct([_result_grad(grads, u._slot, h._data)
+                              for u, h in zip(self.us, self.fwd.heads)],
+                             [t for t in tangents if t is not None]))
 
 
 def _one_hot(k, shape, dtype):
@@ -268,7 +270,7 @@ def jvp(fn, inputs, v, has_aux=False):
     """
     what = "jvp"
     fn = _target(fn, what)
-    _check_has_aux(has_aux, what)
+    has_aux = check_bool(has_aux, "has_aux", what)
     args, _ = _as_inputs(inputs, what)
     tangents = _as_tangents(v, args, what)
     with _writes.guarded():  # a failed call rolls back in-place writes made by fn
@@ -305,9 +307,9 @@ def vjp(fn, *inputs, weights=None, has_aux=False):
     """
     what = "vjp"
     fn = _target(fn, what)
-    _check_has_aux(has_aux, what)
+    has_aux = check_bool(has_aux, "has_aux", what)
     for k, a in enumerate(inputs):
-        _check_float_tensor(a, what, f"input {k}")
+        _check_float_tensor(a, what, f"inputs[{k}]")
     weights, single_w = _normalize_weights(weights, what)
     with _writes.guarded():
         fwd = _Forward(fn, inputs, {}, range(len(inputs)), weights or (), has_aux, what)
@@ -317,10 +319,15 @@ def vjp(fn, *inputs, weights=None, has_aux=False):
         fwd.check_alive(what)
         grads = fwd.walk([(h._slot, c) for h, c in zip(fwd.heads, cots) if fwd.tracked(h)],
                          leaves=fwd.in_slots + fwd.w_slots)
-        in_grads = tuple(_result_grad(grads, sl, a._data) for sl, a in zip(fwd.in_slots, inputs))
+        check_weight_gradients(grads, fwd.w_slots, weights, what)
+        n = len(inputs)
+        mine = distinct([_result_grad(grads, sl, a._data) for sl, a in zip(fwd.in_slots, inputs)]
+                        + [_result_grad(grads, sl, w._data)
+                           for sl, w in zip(fwd.w_slots, weights or ())],
+                        (*inputs, *(weights or ()), *cots))
+        in_grads, w_grads = mine[:n], mine[n:]
         if weights is None:
             return in_grads
-        w_grads = tuple(_result_grad(grads, sl, w._data) for sl, w in zip(fwd.w_slots, weights))
         return in_grads, (w_grads[0] if single_w else w_grads)
 
     out = fwd.out
@@ -402,17 +409,7 @@ def jacrev(fn, grad_position=0, has_aux=False):
         TypeError: a non-Tensor or non-float argument at a position, non-float outputs.
         ValueError: negative, repeated or out-of-range positions; `has_aux` with one output.
     """
-    what = "jacrev"
-    fn = _target(fn, what)
-    _check_has_aux(has_aux, what)
-    positions = _jac_positions(grad_position, what)
-
-    def jacrev_fn(*args, **kwargs):
-        _check_positions(positions, args, what)
-        with _writes.guarded():
-            return _jacrev(fn, args, kwargs, positions, has_aux, what)
-
-    return jacrev_fn
+    return _jacobian(fn, grad_position, has_aux, "jacrev", _jacrev)
 
 
 def _jacrev(fn, args, kwargs, positions, has_aux, what):
@@ -442,17 +439,7 @@ def jacfwd(fn, grad_position=0, has_aux=False):
     Example (a Hessian):
         >>> hessian = jacfwd(jacrev(f))
     """
-    what = "jacfwd"
-    fn = _target(fn, what)
-    _check_has_aux(has_aux, what)
-    positions = _jac_positions(grad_position, what)
-
-    def jacfwd_fn(*args, **kwargs):
-        _check_positions(positions, args, what)
-        with _writes.guarded():
-            return _jacfwd(fn, args, kwargs, positions, has_aux, what)
-
-    return jacfwd_fn
+    return _jacobian(fn, grad_position, has_aux, "jacfwd", _jacfwd)
 
 
 def _jacfwd(fn, args, kwargs, positions, has_aux, what):

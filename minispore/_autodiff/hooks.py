@@ -3,7 +3,9 @@ tables of a Cell and the identity nodes that give `Cell.register_backward_hook` 
 and the handles that remove them."""
 import itertools
 import weakref
+from collections.abc import Callable
 
+from .._validator import check_callable, check_type
 from ..common.tensor import Tensor
 from ..ops.operations.math_ops import cast
 from .tape import _state, apply
@@ -58,8 +60,8 @@ class _Table(dict):
 
 
 def _check_callable(hook):
-    if not callable(hook):
-        raise TypeError(f"Expected a callable hook function, but got {type(hook).__name__}")
+    """A Cell's hook function (`Cell._add_hook` calls this), in the validator's words."""
+    return check_type(hook, Callable, "hook_fn", "Cell", "a callable hook function")
 
 
 # ---- Tensor.register_hook ------------------------------------------------------------------------
@@ -79,7 +81,7 @@ def register_hook(t, hook):
         ValueError: (in backward) the returned Tensor has another shape.
     """
     # The hook goes in `t`'s own table; if `t` is being recorded, its slot runs the table.
-    _check_callable(hook)
+    check_callable(hook, "hook", "register_hook")
     table = getattr(t, "_hooks", None)
     if table is None:
         table = t._hooks = _Table()
@@ -192,6 +194,7 @@ class _CellHookNode:
     keeps_missing = True
     differentiable = True
     broadcasts = False
+    view_op = False
 
     __slots__ = ("state", "positions", "specs")
 

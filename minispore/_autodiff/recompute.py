@@ -48,9 +48,9 @@ def run_recomputed(fn, args, kwargs):
     nodes = tape.nodes
     first_node, first_slot = len(nodes), tape.n_slots
     rng = _seed._streams_state()
-    versions = [a._version for a in args if isinstance(a, Tensor)]
+    versions = [_writes.version_of(a) for a in args if isinstance(a, Tensor)]
     out = fn(*args, **kwargs)
-    if versions != [a._version for a in args if isinstance(a, Tensor)]:
+    if versions != [_writes.version_of(a) for a in args if isinstance(a, Tensor)]:
         raise ValueError("For 'recompute', the block wrote to one of its inputs in place: "
                          "recomputing it would read other values. Write to a copy instead")
     # The block is recorded as usual, then its record is dropped: that frees its intermediates
@@ -73,6 +73,7 @@ class _Recomputed:
 
     differentiable = True
     broadcasts = False
+    view_op = False
     name = "recompute"
 
     __slots__ = ("fn", "kwargs", "ins", "tape", "rng")

@@ -14,7 +14,7 @@ import numpy as np
 
 from .._quiet import _IGNORE, _reset as _quiet_reset, _set as _quiet_set, quiet
 from ..common import dtype as mstype
-from ..common import _writes
+from ..common import _views, _writes
 from ..common.parameter import Parameter
 from ..common.tensor import Tensor
 
@@ -34,6 +34,13 @@ _state = _State()
 NEEDS1 = (True,)
 NEEDS2 = {(True, True): (True, True), (True, False): (True, False), (False, True): (False, True)}
 NEEDS_TF, NEEDS_FT, NEEDS_TT = NEEDS2[(True, False)], NEEDS2[(False, True)], NEEDS2[(True, True)]
+
+
+def _saver2(prim, needs):
+    """The saver of a two-input node: a primitive with `saves_for` keeps, when one input is a
+    constant, only what the other input's gradient reads."""
+    return prim._save2 if needs is NEEDS_TT else prim._save2_tf if needs is NEEDS_TF \
+        else prim._save2_ft
 
 
 def needs_of(ins):
@@ -330,8 +337,9 @@ def call2(prim, x, y):
             sy = y._slot if y._tape is tok else -1
             if sx >= 0 or sy >= 0:
                 t = _tracked(out, tape)
-                tape.nodes.append((prim, (sx, sy), NEEDS2[(sx >= 0, sy >= 0)], t._slot,
-                                   prim._save2(x, y, t), _writes.clock, None))
+                needs = NEEDS2[(sx >= 0, sy >= 0)]
+                tape.nodes.append((prim, (sx, sy), needs, t._slot,
+                                   _saver2(prim, needs)(x, y, t), _writes.clock, None))
                 return t
     t = _new(Tensor)
     t._data = out
@@ -413,8 +421,9 @@ def _record_binary(tape, prim, x, y, out):
         if a.dtype is not od:
             meta = ((a.shape, a.dtype), None) if x_is_t else (None, (a.shape, a.dtype))
     t = _tracked(out, tape)
-    tape.nodes.append((prim, (sx, sy), NEEDS2[(sx >= 0, sy >= 0)], t._slot,
-                       prim._save2(x, y, t), _writes.clock, meta))
+    needs = NEEDS2[(sx >= 0, sy >= 0)]
+    tape.nodes.append((prim, (sx, sy), needs, t._slot, _saver2(prim, needs)(x, y, t),
+                       _writes.clock, meta))
     return t
 
 
@@ -428,10 +437,10 @@ def _record_scalar_op(tape, prim, t, scalar, out, reflected):
     r._slot = slot
     r._version = 0
     if reflected:
-        tape.nodes.append((prim, (-1, t._slot), NEEDS_FT, slot, prim._save2(scalar, t, r),
+        tape.nodes.append((prim, (-1, t._slot), NEEDS_FT, slot, prim._save2_ft(scalar, t, r),
                            _writes.clock, None))
     else:
-        tape.nodes.append((prim, (t._slot, -1), NEEDS_TF, slot, prim._save2(t, scalar, r),
+        tape.nodes.append((prim, (t._slot, -1), NEEDS_TF, slot, prim._save2_tf(t, scalar, r),
                            _writes.clock, None))
     return r
 
@@ -510,6 +519,7 @@ def apply(prim, args):
         out = tuple([o if type(o) is _ndarray else _asarray(o) for o in out])
     elif type(out) is not _ndarray:
         out = _asarray(out)
+    result = None
     if _active:
         tape = _state.tape
         if tape is not None and prim.differentiable:
@@ -517,10 +527,22 @@ def apply(prim, args):
             ins = tuple([a._slot if isinstance(a, Tensor) and a._tape is tok else -1
                          for a in args])
             if max(ins, default=-1) >= 0:
-                return _record(tape, prim, args, ins, out)
-    if type(out) is tuple:
-        return tuple([wrap(o) for o in out])
-    return wrap(out)
+                result = _record(tape, prim, args, ins, out)
+    if result is None:
+        result = tuple([wrap(o) for o in out]) if type(out) is tuple else wrap(out)
+    if prim.view_op and isinstance(args[0], Tensor):
+        _note_views(prim, args, result)
+    return result
+
+
+def _note_views(prim, args, result):
+    """Make the results of a view op that share memory with its input views of it."""
+    x, rest = args[0], tuple(args[1:])
+    if type(result) is tuple:
+        for k, r in enumerate(result):
+            _views.note(r, x, prim.view_step(k, rest, x._data))
+    else:
+        _views.note(result, x, (prim, rest))
 
 
 def _record(tape, prim, args, ins, out):

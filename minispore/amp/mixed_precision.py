@@ -4,8 +4,10 @@ all on one set of casting wrappers."""
 import warnings
 
 from .. import nn, ops
-from ..common import dtype as mstype
 from .._autodiff.tape import AutoCast
+from .._validator import (check_bool, check_callable, check_class_list, check_one_of, check_type,
+                          check_type_name)
+from ..common import dtype as mstype
 from ..common.tensor import Tensor
 from ..nn.cell import Cell
 from ..nn.optim.optimizer import Optimizer
@@ -207,34 +209,18 @@ def _black_list_network(network, black_list, dtype):
 
 # ---- argument checks -------------------------------------------------------------------------
 
-def _check_network(owner, network):
-    if not isinstance(network, Cell):
-        raise TypeError(f"For '{owner}', 'network' must be a Cell, but got "
-                        f"{type(network).__name__}")
-
-
 def _check_dtype(owner, dtype):
     if dtype is mstype.bfloat16:
         raise TypeError(f"For '{owner}', dtype bfloat16 is not supported: NumPy has no "
                         "bfloat16 type; use float16")
-    if dtype is not mstype.float16:
-        raise ValueError(f"For '{owner}', 'dtype' must be float16 or bfloat16, but got "
-                         f"{dtype!r}")
+    check_one_of(dtype, (mstype.float16,), "dtype", owner)
 
 
-def _check_list(owner, values, list_name):
-    if not isinstance(values, list):
-        raise TypeError(f"For '{owner}', '{list_name}' must be a list, but got "
-                        f"{type(values).__name__}")
-    kinds = (Cell, Primitive) if list_name == "white_list" else (Cell,)
-    for value in values:
-        if not isinstance(value, type):
-            raise TypeError(f"For '{owner}', every element of '{list_name}' must be a class, "
-                            f"but got {value!r}")
-        if not issubclass(value, kinds):
-            allowed = "Cell or Primitive" if len(kinds) == 2 else "Cell"
-            raise TypeError(f"For '{owner}', every element of '{list_name}' must be a "
-                            f"{allowed} subclass, but got {value.__name__}")
+def _check_amp_levels(level, boost_level, owner, arg="amp_level"):
+    """The mixed-precision level (a str) and the boost level, for `build_train_network` and
+    `Model`."""
+    check_one_of(check_type(level, str, arg, owner), _LEVELS, arg, owner)
+    check_one_of(boost_level, _BOOST_LEVELS, "boost_level", owner)
 
 
 # ---- public API ------------------------------------------------------------------------------
@@ -273,11 +259,9 @@ def auto_mixed_precision(network, amp_level="O0", dtype=mstype.float16):
         >>> net = amp.auto_mixed_precision(LeNet5(), "O2")
     """
     owner = "auto_mixed_precision"
-    _check_network(owner, network)
+    check_type(network, Cell, "network", owner)
     _check_dtype(owner, dtype)
-    if not isinstance(amp_level, str) or amp_level not in _LEVELS:
-        raise ValueError(f"For '{owner}', 'amp_level' must be one of {list(_LEVELS)}, but got "
-                         f"{amp_level!r}")
+    check_one_of(amp_level, _LEVELS, "amp_level", owner)
     if amp_level == "O0":
         return network
     if amp_level == "auto":
@@ -325,16 +309,16 @@ def custom_mixed_precision(network, *, white_list=None, black_list=None, dtype=m
         >>> net = amp.custom_mixed_precision(net, white_list=amp.get_white_list() + [nn.Flatten])
     """
     owner = "custom_mixed_precision"
-    _check_network(owner, network)
+    check_type(network, Cell, "network", owner)
     if white_list is None and black_list is None:
         raise ValueError(f"For '{owner}', one of 'white_list' and 'black_list' must be given")
     if white_list is not None and black_list is not None:
         raise ValueError(f"For '{owner}', 'white_list' and 'black_list' cannot both be given")
     _check_dtype(owner, dtype)
     if white_list is not None:
-        _check_list(owner, white_list, "white_list")
+        check_class_list(white_list, (Cell, Primitive), "white_list", owner)
         return _white_list_network(network, white_list, dtype)
-    _check_list(owner, black_list, "black_list")
+    check_class_list(black_list, Cell, "black_list", owner)
     return _black_list_network(network, black_list, dtype)
 
 
@@ -372,45 +356,32 @@ class _AmpWithLossCell(Cell):
         return self._backbone
 
 
-def _check_level(level, boost_level):
-    if not isinstance(level, str):
-        raise TypeError(f"For 'build_train_network', 'level' must be a str in {list(_LEVELS)}, "
-                        f"but got {type(level).__name__}")
-    if level not in _LEVELS:
-        raise ValueError(f"For 'build_train_network', 'level' must be one of {list(_LEVELS)}, "
-                         f"but got {level!r}")
-    if boost_level not in _BOOST_LEVELS:
-        raise ValueError(f"For 'build_train_network', 'boost_level' must be one of "
-                         f"{list(_BOOST_LEVELS)}, but got {boost_level!r}")
-
-
-def _check_kwargs(kwargs):
-    for key, value in kwargs.items():
-        if key not in ("cast_model_type", "keep_batchnorm_fp32", "loss_scale_manager"):
-            raise ValueError(f"For 'build_train_network', unsupported argument {key!r}")
-        if key == "cast_model_type" and value not in (mstype.float16, mstype.float32):
-            raise TypeError(f"For 'build_train_network', 'cast_model_type' must be float16 or "
-                            f"float32, but got {value!r}")
-        if key == "keep_batchnorm_fp32" and not isinstance(value, bool):
-            raise TypeError(f"For 'build_train_network', 'keep_batchnorm_fp32' must be a bool, "
-                            f"but got {type(value).__name__}")
-        if key == "loss_scale_manager" and value is not None and \
-                not isinstance(value, LossScaleManager):
-            raise TypeError(f"For 'build_train_network', 'loss_scale_manager' must be a "
-                            f"LossScaleManager, but got {type(value).__name__}")
+def _check_kwargs(kwargs, owner):
+    """The keyword arguments that override a level's configuration, normalised."""
+    for key in kwargs:
+        check_one_of(key, ("cast_model_type", "keep_batchnorm_fp32", "loss_scale_manager"),
+                     "kwargs", owner)
+    if "cast_model_type" in kwargs:
+        check_type_name(kwargs["cast_model_type"], (mstype.float16, mstype.float32),
+                        "cast_model_type", owner)
+    if "keep_batchnorm_fp32" in kwargs:
+        kwargs["keep_batchnorm_fp32"] = check_bool(kwargs["keep_batchnorm_fp32"],
+                                                   "keep_batchnorm_fp32", owner)
+    if kwargs.get("loss_scale_manager") is not None:
+        check_type(kwargs["loss_scale_manager"], LossScaleManager, "loss_scale_manager", owner)
+    return kwargs
 
 
 def _check_build_args(network, optimizer, loss_fn, level, boost_level, kwargs):
-    """Every check of `build_train_network`, before anything is changed."""
-    _check_network("build_train_network", network)
-    if not isinstance(optimizer, Optimizer):
-        raise TypeError(f"For 'build_train_network', 'optimizer' must be an nn.Optimizer, but "
-                        f"got {type(optimizer).__name__}")
-    if loss_fn is not None and not callable(loss_fn):
-        raise TypeError(f"For 'build_train_network', 'loss_fn' must be a Cell or a function, "
-                        f"but got {type(loss_fn).__name__}")
-    _check_level(level, boost_level)
-    _check_kwargs(kwargs)
+    """Every check of `build_train_network`, before anything is changed; the keyword
+    arguments normalised."""
+    owner = "build_train_network"
+    check_type(network, Cell, "network", owner)
+    check_type(optimizer, Optimizer, "optimizer", owner, "an nn.Optimizer")
+    if loss_fn is not None:
+        check_callable(loss_fn, "loss_fn", owner)
+    _check_amp_levels(level, boost_level, owner, "level")
+    return _check_kwargs(kwargs, owner)
 
 
 def _apply_precision(network, config, level):
@@ -462,7 +433,7 @@ def build_train_network(network, optimizer, loss_fn=None, level="O0", boost_leve
         TypeError: a wrong argument type.
         ValueError: an unknown level or keyword.
     """
-    _check_build_args(network, optimizer, loss_fn, level, boost_level, kwargs)
+    kwargs = _check_build_args(network, optimizer, loss_fn, level, boost_level, kwargs)
     config = dict(_level_config(level), **kwargs)
     network = _apply_precision(network, config, level)
     if loss_fn is not None:

@@ -10,24 +10,60 @@ Outside a guarded call, recording costs one thread-local attribute read. Optimiz
 not recorded: they validate every gradient before writing anything.
 """
 import threading
+import weakref
+
+import numpy as np
 
 from .tensor import Tensor
 
 # ---- versions -----------------------------------------------------------------------------------
-# One clock for the process. An in-place write stamps the tensor with a new reading; a recorded node
-# keeps the reading at which it ran. A saved tensor stamped later than its node was written after it
-# was saved. Nodes pay one int, and backward checks only when the clock moved since the node ran.
+# One clock for the process. An in-place write stamps the tensor, and the memory it wrote, with a
+# new reading; a recorded node keeps the reading at which it ran. A saved tensor stamped later than
+# its node, or whose memory was, was written after it was saved: the version belongs to the memory
+# (views of a Parameter share it) as well as to the Tensor object (whose array a write may replace).
+# Nodes pay one int, and backward checks only when the clock moved since the node ran.
 
 clock = 0
 _clock_lock = threading.Lock()
+# id(memory owner) -> [weakref to the owner, the clock reading of the last write into it]
+_memory_versions = {}
+
+
+def _owner(a):
+    """The array that owns `a`'s memory: the end of its chain of NumPy views."""
+    while isinstance(a.base, np.ndarray):
+        a = a.base
+    return a
+
+
+def _forget(key, ref):
+    entry = _memory_versions.get(key)
+    if entry is not None and entry[0] is ref:
+        del _memory_versions[key]
 
 
 def bump_version(t):
-    """Record an in-place write to Tensor `t`."""
+    """Record an in-place write to Tensor `t` (into its current array)."""
     global clock
+    owner = _owner(t._data)
+    key = id(owner)
     with _clock_lock:
         clock += 1
         t._version = clock
+        entry = _memory_versions.get(key)
+        if entry is not None and entry[0]() is owner:
+            entry[1] = clock
+        else:
+            _memory_versions[key] = [weakref.ref(owner, lambda r, k=key: _forget(k, r)), clock]
+
+
+def version_of(t):
+    """The clock reading of the last write to Tensor `t` or into its memory (0: never)."""
+    owner = _owner(t._data)
+    entry = _memory_versions.get(id(owner))
+    if entry is not None and entry[0]() is owner and entry[1] > t._version:
+        return entry[1]
+    return t._version
 
 
 # ---- the undo log -------------------------------------------------------------------------------

@@ -1,5 +1,11 @@
 """Initializers (`minispore.common.initializer`): `initializer(init, shape, dtype)` and the
-Initializer classes, drawing from the framework generator (reset by `set_seed`)."""
+Initializer classes, drawing from the framework generator (reset by `set_seed`).
+
+Each Initializer writes into one array of the target dtype (`_fill_into`), so a parameter costs
+its own size plus a bounded transient: random values are drawn in float64 blocks of `_CHUNK`
+elements and cast into place. A Generator hands out the same stream whether it is drawn at once
+or in blocks, so the values are those of one float64 draw cast to the dtype (drawing straight in
+float32 would use a different algorithm and change every seeded value)."""
 import math
 import numbers
 
@@ -12,6 +18,52 @@ from .tensor import Tensor
 __all__ = ["Initializer", "initializer", "Normal", "Uniform", "HeUniform", "HeNormal",
            "XavierUniform", "XavierNormal", "TruncatedNormal", "Zero", "One", "Constant",
            "Identity", "Orthogonal", "VarianceScaling", "Dirac"]
+
+
+_CHUNK = 1 << 16  # float64 elements per drawn block: a 512 KiB transient
+
+
+def _draw_into(out, draw):
+    """Fill `out` (C-contiguous) with `draw(n)`, float64 samples taken n at a time, block by
+    block; the same values as one `draw(out.size)` cast to out's dtype."""
+    flat = out.reshape(-1)
+    for start in range(0, flat.size, _CHUNK):
+        block = flat[start:start + _CHUNK]
+        np.copyto(block, draw(block.size), casting="unsafe")
+    return out
+
+
+def _truncated_into(out, mean, sigma, a, b):
+    """Normal(mean, sigma) samples redrawn until inside [a, b], into `out`. The draws follow
+    one whole-array draw and whole-set redraws: round after round, the positions still outside
+    are redrawn in flat order. They are drawn block by block, the positions to redraw kept as a
+    bit mask (1/8 byte an element), so the transient stays small however many are rejected."""
+    g = generator()
+    flat = out.reshape(-1)
+    n = flat.size
+    pending = np.full((n + 7) // 8, 255, np.uint8)  # bit i: position i still to draw
+    while True:
+        left = np.zeros_like(pending)
+        for start in range(0, n, _CHUNK):  # _CHUNK is a multiple of 8: whole mask bytes
+            stop = min(start + _CHUNK, n)
+            bits = pending[start // 8:(stop + 7) // 8]
+            if not bits.any():
+                continue
+            todo = np.unpackbits(bits, count=stop - start).view(np.bool_)
+            if todo.all():
+                values = g.normal(mean, sigma, stop - start)
+                np.copyto(flat[start:stop], values, casting="unsafe")
+                outside = (values < a) | (values > b)
+            else:
+                idx = np.flatnonzero(todo)
+                values = g.normal(mean, sigma, idx.size)
+                flat[start + idx] = values
+                outside = np.zeros(stop - start, np.bool_)
+                outside[idx] = (values < a) | (values > b)
+            left[start // 8:(stop + 7) // 8] = np.packbits(outside)
+        if not left.any():
+            return out
+        pending = left
 
 
 def _fans(shape):
@@ -42,17 +94,31 @@ def _gain(nonlinearity, param=None):
 
 
 class Initializer:
-    """Base class: an Initializer fills an array of a given shape."""
+    """Base class: an Initializer fills an array of a given shape.
+
+    A subclass defines `_fill_into(out)`, writing its values into the C-contiguous array `out`
+    of any dtype in place, or `_fill(shape)`, returning the values as a new array."""
 
     def __init__(self, **kwargs):
         self._kwargs = kwargs
 
     def _fill(self, shape):
-        raise NotImplementedError(f"{type(self).__name__} must define _fill(shape)")
+        raise NotImplementedError(f"{type(self).__name__} must define _fill_into(out) or "
+                                  f"_fill(shape)")
+
+    def _fill_into(self, out):
+        np.copyto(out, self._fill(out.shape), casting="unsafe")
+        return out
+
+    def _new(self, shape, dtype):
+        """A new array of `shape` and `dtype` holding the values."""
+        return self._fill_into(np.empty(shape, dtype))
 
     def __call__(self, arr):
         """Fill the NumPy array `arr` in place (MindSpore's Initializer call form)."""
-        arr[...] = self._fill(arr.shape)
+        if arr.flags.c_contiguous:
+            return self._fill_into(arr)
+        arr[...] = self._new(arr.shape, arr.dtype)
         return arr
 
     def __repr__(self):
@@ -62,15 +128,23 @@ class Initializer:
 class Zero(Initializer):
     """All zeros."""
 
-    def _fill(self, shape):
-        return np.zeros(shape)
+    def _fill_into(self, out):
+        out.fill(0)
+        return out
+
+    def _new(self, shape, dtype):
+        return np.zeros(shape, dtype)
 
 
 class One(Initializer):
     """All ones."""
 
-    def _fill(self, shape):
-        return np.ones(shape)
+    def _fill_into(self, out):
+        out.fill(1)
+        return out
+
+    def _new(self, shape, dtype):
+        return np.ones(shape, dtype)
 
 
 class Constant(Initializer):
@@ -80,8 +154,10 @@ class Constant(Initializer):
         super().__init__(value=value)
         self.value = value
 
-    def _fill(self, shape):
-        return np.full(shape, self.value, dtype=np.float64)
+    def _fill_into(self, out):
+        # the value rounds to float64 first, then to out's dtype
+        np.copyto(out, np.float64(self.value), casting="unsafe")
+        return out
 
 
 class Normal(Initializer):
@@ -91,8 +167,9 @@ class Normal(Initializer):
         super().__init__(sigma=sigma, mean=mean)
         self.sigma, self.mean = sigma, mean
 
-    def _fill(self, shape):
-        return generator().normal(self.mean, self.sigma, shape)
+    def _fill_into(self, out):
+        g = generator()
+        return _draw_into(out, lambda n: g.normal(self.mean, self.sigma, n))
 
 
 class Uniform(Initializer):
@@ -102,8 +179,9 @@ class Uniform(Initializer):
         super().__init__(scale=scale)
         self.scale = scale
 
-    def _fill(self, shape):
-        return generator().uniform(-self.scale, self.scale, shape)
+    def _fill_into(self, out):
+        g = generator()
+        return _draw_into(out, lambda n: g.uniform(-self.scale, self.scale, n))
 
 
 class TruncatedNormal(Initializer):
@@ -115,14 +193,8 @@ class TruncatedNormal(Initializer):
             raise ValueError(f"For 'TruncatedNormal', 'a' ({a}) must be smaller than 'b' ({b})")
         self.sigma, self.mean, self.a, self.b = sigma, mean, a, b
 
-    def _fill(self, shape):
-        g = generator()
-        out = g.normal(self.mean, self.sigma, shape)
-        bad = (out < self.a) | (out > self.b)
-        while bad.any():
-            out[bad] = g.normal(self.mean, self.sigma, int(bad.sum()))
-            bad = (out < self.a) | (out > self.b)
-        return out
+    def _fill_into(self, out):
+        return _truncated_into(out, self.mean, self.sigma, self.a, self.b)
 
 
 class HeUniform(Initializer):
@@ -135,11 +207,12 @@ class HeUniform(Initializer):
             raise ValueError(f"For 'HeUniform', 'mode' must be 'fan_in' or 'fan_out', got {mode!r}")
         self.negative_slope, self.mode, self.nonlinearity = negative_slope, mode, nonlinearity
 
-    def _fill(self, shape):
-        fan_in, fan_out = _fans(shape)
+    def _fill_into(self, out):
+        fan_in, fan_out = _fans(out.shape)
         fan = fan_in if self.mode == "fan_in" else fan_out
         bound = _gain(self.nonlinearity, self.negative_slope) * math.sqrt(3.0 / fan)
-        return generator().uniform(-bound, bound, shape)
+        g = generator()
+        return _draw_into(out, lambda n: g.uniform(-bound, bound, n))
 
 
 class HeNormal(Initializer):
@@ -151,11 +224,12 @@ class HeNormal(Initializer):
             raise ValueError(f"For 'HeNormal', 'mode' must be 'fan_in' or 'fan_out', got {mode!r}")
         self.negative_slope, self.mode, self.nonlinearity = negative_slope, mode, nonlinearity
 
-    def _fill(self, shape):
-        fan_in, fan_out = _fans(shape)
+    def _fill_into(self, out):
+        fan_in, fan_out = _fans(out.shape)
         fan = fan_in if self.mode == "fan_in" else fan_out
         std = _gain(self.nonlinearity, self.negative_slope) / math.sqrt(fan)
-        return generator().normal(0.0, std, shape)
+        g = generator()
+        return _draw_into(out, lambda n: g.normal(0.0, std, n))
 
 
 class XavierUniform(Initializer):
@@ -165,10 +239,11 @@ class XavierUniform(Initializer):
         super().__init__(gain=gain)
         self.gain = gain
 
-    def _fill(self, shape):
-        fan_in, fan_out = _fans(shape)
+    def _fill_into(self, out):
+        fan_in, fan_out = _fans(out.shape)
         bound = self.gain * math.sqrt(6.0 / (fan_in + fan_out))
-        return generator().uniform(-bound, bound, shape)
+        g = generator()
+        return _draw_into(out, lambda n: g.uniform(-bound, bound, n))
 
 
 class XavierNormal(Initializer):
@@ -178,9 +253,11 @@ class XavierNormal(Initializer):
         super().__init__(gain=gain)
         self.gain = gain
 
-    def _fill(self, shape):
-        fan_in, fan_out = _fans(shape)
-        return generator().normal(0.0, self.gain * math.sqrt(2.0 / (fan_in + fan_out)), shape)
+    def _fill_into(self, out):
+        fan_in, fan_out = _fans(out.shape)
+        std = self.gain * math.sqrt(2.0 / (fan_in + fan_out))
+        g = generator()
+        return _draw_into(out, lambda n: g.normal(0.0, std, n))
 
 
 class VarianceScaling(Initializer):
@@ -197,27 +274,30 @@ class VarianceScaling(Initializer):
             raise ValueError(f"For 'VarianceScaling', bad 'distribution' {distribution!r}")
         self.scale, self.mode, self.distribution = scale, mode, distribution
 
-    def _fill(self, shape):
-        fan_in, fan_out = _fans(shape)
+    def _fill_into(self, out):
+        fan_in, fan_out = _fans(out.shape)
         fan = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2}[self.mode]
         var = self.scale / max(1.0, fan)
+        g = generator()
         if self.distribution == "uniform":
             bound = math.sqrt(3.0 * var)
-            return generator().uniform(-bound, bound, shape)
+            return _draw_into(out, lambda n: g.uniform(-bound, bound, n))
         if self.distribution == "untruncated_normal":
-            return generator().normal(0.0, math.sqrt(var), shape)
+            return _draw_into(out, lambda n: g.normal(0.0, math.sqrt(var), n))
         # 0.8796... is the std of a standard normal truncated to [-2, 2]
         std = math.sqrt(var) / 0.87962566103423978
-        return TruncatedNormal(std, 0.0, -2 * std, 2 * std)._fill(shape)
+        return _truncated_into(out, 0.0, std, -2 * std, 2 * std)
 
 
 class Identity(Initializer):
     """The identity matrix (2-D shapes only)."""
 
-    def _fill(self, shape):
-        if len(shape) != 2:
-            raise ValueError(f"For 'Identity', the shape must be 2-D, got {shape}")
-        return np.eye(*shape)
+    def _fill_into(self, out):
+        if out.ndim != 2:
+            raise ValueError(f"For 'Identity', the shape must be 2-D, got {out.shape}")
+        out.fill(0)
+        np.fill_diagonal(out, 1)
+        return out
 
 
 class Orthogonal(Initializer):
@@ -227,16 +307,22 @@ class Orthogonal(Initializer):
         super().__init__(gain=gain)
         self.gain = gain
 
-    def _fill(self, shape):
+    def _fill_into(self, out):
+        # The QR factorisation needs the whole float64 matrix (and LAPACK its own copies): the
+        # transient here is a few times the parameter, unlike the drawn initializers.
+        shape = out.shape
         if len(shape) < 2:
             raise ValueError(f"For 'Orthogonal', the shape must be at least 2-D, got {shape}")
         rows, cols = shape[0], math.prod(shape[1:])
         a = generator().standard_normal((max(rows, cols), min(rows, cols)))
         q, r = np.linalg.qr(a)
+        del a
         q *= np.sign(np.diag(r))
+        del r
         if rows < cols:
             q = q.T
-        return self.gain * q.reshape(shape)
+        np.multiply(q.reshape(shape), self.gain, out=out, casting="unsafe")
+        return out
 
 
 class Dirac(Initializer):
@@ -246,12 +332,13 @@ class Dirac(Initializer):
         super().__init__(groups=groups)
         self.groups = groups
 
-    def _fill(self, shape):
+    def _fill_into(self, out):
+        shape = out.shape
         if len(shape) < 3:
             raise ValueError(f"For 'Dirac', the shape must be at least 3-D, got {shape}")
         if shape[0] % self.groups:
             raise ValueError(f"For 'Dirac', out channels {shape[0]} must divide by groups")
-        out = np.zeros(shape)
+        out.fill(0)
         per = shape[0] // self.groups
         centre = tuple(k // 2 for k in shape[2:])
         for g in range(self.groups):
@@ -286,7 +373,7 @@ def initializer(init, shape=None, dtype=mstype.float32):
         if shape is not None and tuple(arr.shape) != shape:
             raise ValueError(f"For 'initializer', the Tensor's shape {arr.shape} does not match "
                              f"'shape' {shape}")
-        return Tensor(arr.astype(np_dtype))
+        return Tensor.from_numpy(np.array(arr, np_dtype))  # one copy, never aliasing `init`
     if shape is None:
         raise ValueError("For 'initializer', 'shape' is required unless 'init' is a Tensor")
     if isinstance(init, str):
@@ -300,8 +387,7 @@ def initializer(init, shape=None, dtype=mstype.float32):
                         f"a Tensor, but got {type(init).__name__}")
     elif isinstance(init, numbers.Number):
         init = Constant(init)
-    values = np.asarray(init._fill(shape))
-    return Tensor(values.astype(np_dtype).reshape(shape))
+    return Tensor.from_numpy(init._new(shape, np_dtype))
 
 
 def _values_for_tensor(init, shape, dtype):

@@ -135,10 +135,8 @@ class ZipDataset(Dataset):
     """`zip((ds1, ds2, ...))`: columns side by side, as many rows as the shortest input."""
 
     def __init__(self, datasets):
-        for d in datasets:
-            if not isinstance(d, Dataset):
-                raise TypeError(f"For 'zip', every input must be a Dataset, but got "
-                                f"{type(d).__name__}")
+        for k, d in enumerate(datasets):
+            check_type(d, Dataset, f"datasets[{k}]", "zip")
         if len(datasets) < 1:
             raise ValueError("For 'zip', 'datasets' must not be empty")
         super().__init__(datasets)
@@ -165,10 +163,8 @@ class ConcatDataset(Dataset):
     """`ds1 + ds2` / `ds1.concat([...])`: rows of each dataset in turn (same column names)."""
 
     def __init__(self, datasets):
-        for d in datasets:
-            if not isinstance(d, Dataset):
-                raise TypeError(f"For 'concat', every input must be a Dataset, but got "
-                                f"{type(d).__name__}")
+        for k, d in enumerate(datasets):
+            check_type(d, Dataset, f"datasets[{k}]", "concat")
         super().__init__(datasets)
         names = datasets[0].get_col_names()
         for d in datasets[1:]:

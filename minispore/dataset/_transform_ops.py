@@ -34,6 +34,13 @@ def _plan_columns(names, ins, outs):
 _MAP_KWARGS = ("python_multiprocessing", "max_rowsize", "cache", "callbacks", "offload")
 
 
+def _check_count(owner, what, out, names):
+    """`out`, the columns `what` returned, one per name in `names` ('output_columns')."""
+    if len(out) != len(names):
+        raise ValueError(f"For '{owner}', {what} returned {len(out)} columns, but "
+                         f"'output_columns' names {len(names)}: {names}")
+
+
 @builds("map")
 class MapDataset(Dataset):
     """`dataset.map(...)`: see `Dataset.map`."""
@@ -82,10 +89,7 @@ class MapDataset(Dataset):
                         f"{self.input_columns})")
                 raise
             out = res if isinstance(res, tuple) else (res,)
-        if len(out) != len(self.output_columns):
-            raise ValueError(f"For 'map', the operations returned {len(out)} columns, but "
-                             f"'output_columns' names {len(self.output_columns)}: "
-                             f"{self.output_columns}")
+        _check_count("map", "the operations", out, self.output_columns)
         out = [as_column(v, "map", self.output_columns[j]) for j, v in enumerate(out)]
         return tuple(out[j] if kind == "out" else row[j] for kind, j in self._plan)
 
@@ -312,10 +316,7 @@ class BatchDataset(Dataset):
                     f"batch {info.get_batch_num()})")
             raise
         res = res if isinstance(res, tuple) else (res,)
-        if len(res) != len(self.output_columns):
-            raise ValueError(f"For 'batch', 'per_batch_map' returned {len(res)} columns, but "
-                             f"'output_columns' names {len(self.output_columns)}: "
-                             f"{self.output_columns}")
+        _check_count("batch", "'per_batch_map'", res, self.output_columns)
         out = []
         for j, v in enumerate(res):
             name = self.output_columns[j]

@@ -14,7 +14,7 @@ import threading
 
 import numpy as np
 
-from .._validator import check_bool, check_one_of, check_type
+from .._validator import check_bool, check_int, check_one_of, check_sequence, check_type
 from ._base import MappableDataset, check_workers
 from .samplers import select_sampler
 
@@ -331,20 +331,17 @@ class ImageFolderDataset(MappableDataset):
                 raise ImportError(f"For '{owner}', decode=True needs Pillow: pip install "
                                   f"'minispore[vision]' (or pillow)") from None
         if extensions is not None:
-            if isinstance(extensions, str) or not isinstance(extensions, (list, tuple)) or \
-                    not all(isinstance(e, str) for e in extensions):
-                raise TypeError(f"For '{owner}', 'extensions' must be a list of str, but got "
-                                f"{extensions!r}")
-            extensions = tuple(e.lower() for e in extensions)
+            extensions = check_sequence(extensions, "extensions", owner, expected="a list of str")
+            extensions = tuple(check_type(e, str, f"extensions[{k}]", owner).lower()
+                               for k, e in enumerate(extensions))
         folders = sorted(d for d in os.listdir(root) if os.path.isdir(os.path.join(root, d)))
         if class_indexing is None:
             class_indexing = {d: i for i, d in enumerate(folders)}
         else:
-            if not isinstance(class_indexing, dict) or not all(
-                    isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool)
-                    for k, v in class_indexing.items()):
-                raise TypeError(f"For '{owner}', 'class_indexing' must be a dict of str to int, "
-                                f"but got {class_indexing!r}")
+            check_type(class_indexing, dict, "class_indexing", owner, "a dict of str to int")
+            for k, v in class_indexing.items():
+                check_type(k, str, "class_indexing key", owner)
+                check_int(v, f"class_indexing[{k!r}]", owner)
             missing = [k for k in class_indexing if k not in folders]
             if missing:
                 raise ValueError(f"For '{owner}', 'class_indexing' names folders {missing} that "

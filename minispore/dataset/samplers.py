@@ -1,7 +1,7 @@
 """Samplers: which row indices a random-access source reads in one epoch, and in what order."""
 import numpy as np
 
-from .._validator import check_bool, check_int_range
+from .._validator import check_bool, check_int, check_int_range, check_sequence
 
 __all__ = ["BuiltinSampler", "DistributedSampler", "RandomSampler", "Sampler", "SequentialSampler",
            "SubsetRandomSampler", "SubsetSampler"]
@@ -20,12 +20,8 @@ def _check_indices(owner, indices):
             raise TypeError(f"For '{owner}', 'indices' must be a 1-D integer array, but got "
                             f"{indices.dtype} of shape {indices.shape}")
         return indices.astype(np.int64)
-    if not isinstance(indices, (list, tuple)):
-        raise TypeError(f"For '{owner}', 'indices' must be a list, tuple or 1-D array of ints, "
-                        f"but got {type(indices).__name__}")
-    for i in indices:
-        if isinstance(i, bool) or not isinstance(i, (int, np.integer)):
-            raise TypeError(f"For '{owner}', 'indices' must hold ints, but got {i!r}")
+    indices = check_sequence(indices, "indices", owner, check_int,
+                             expected="a list, tuple or 1-D array of ints")
     return np.asarray(indices, dtype=np.int64).reshape(-1)
 
 

@@ -4,6 +4,7 @@ import threading
 
 import numpy as np
 
+from .._validator import check_int, check_non_negative_int, check_sequence
 from ..common import dtype as mstype
 from ..common.tensor import Tensor
 from ._base import MappableDataset, as_column, check_workers, column_list, note
@@ -29,11 +30,10 @@ class Schema:
         if not isinstance(name, str) or not name:
             raise TypeError(f"For 'add_column', 'name' must be a non-empty str, but got {name!r}")
         np_type = mstype.to_np(de_type)
-        if shape is not None and (not isinstance(shape, (list, tuple)) or not all(
-                isinstance(s, int) and not isinstance(s, bool) for s in shape)):
-            raise TypeError(f"For 'add_column', 'shape' must be a list of ints, but got {shape!r}")
-        self.columns.append({"name": name, "type": np_type,
-                             "shape": None if shape is None else list(shape)})
+        if shape is not None:
+            shape = list(check_sequence(shape, "shape", "add_column", check_int,
+                                        expected="a list of ints"))
+        self.columns.append({"name": name, "type": np_type, "shape": shape})
 
 
 def _cast_types(owner, column_types, n):
@@ -140,11 +140,7 @@ class GeneratorDataset(MappableDataset):
         return row
 
     def _num_rows(self):
-        n = len(self.source)
-        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
-            raise TypeError(f"For 'GeneratorDataset', len(source) must be a non-negative int, "
-                            f"but got {n!r}")
-        return int(n)
+        return check_non_negative_int(len(self.source), "len(source)", "GeneratorDataset")
 
     def _get_row(self, index):
         try:

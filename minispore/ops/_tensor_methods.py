@@ -3,8 +3,8 @@ import numbers
 
 import numpy as np
 
-from ..common import _writes
 from .._autodiff.tape import _state, apply, binary, binary_operator, call1
+from ..common import _views, _writes
 from ..common import dtype as mstype
 from ..common.parameter import Parameter
 from ..common.tensor import Tensor
@@ -176,10 +176,8 @@ def __setitem__(self, index, value):
                 raise RuntimeError(f"For 'Tensor.__setitem__', Parameter '{self.name}' is being "
                                    "differentiated and cannot be written in place")
             v = M.cast(value, self._data.dtype) if isinstance(value, Tensor) else value
-            out = apply(A._SETITEM, (self, index, v))
-            _writes.record(self, in_place=False)
-            self._data, self._tape, self._slot = out._data, out._tape, out._slot
-            _writes.bump_version(self)
+            _rebind(self, apply(A._SETITEM, (self, index, v)))
+            _carry_write(self, "__setitem__")
             return
     # In place. Under a transform, write to a fresh copy: the old buffer may be a view shared
     # with values saved for backward.
@@ -205,6 +203,46 @@ def __setitem__(self, index, value):
                          f"{e}") from None
     self._data = arr
     _writes.bump_version(self)
+    if copied:
+        _carry_write(self, "__setitem__")
+
+
+# ---- views: a write that gives a tensor a new array reaches its whole view family -------------
+
+def _rebind(t, new):
+    """Make Tensor `t` hold `new`'s value and tape link (recorded for rollback)."""
+    _writes.record(t, in_place=False)
+    t._data = new._data
+    if type(t) is not Parameter:  # a Parameter's tape link lives on the tape
+        t._tape = new._tape
+        if new._tape is not None:
+            t._slot = new._slot
+    _writes.bump_version(t)
+
+
+def _carry_write(t, what):
+    """After a write gave Tensor `t` a new array (under a transform, whose saved values may
+    share the old one, or out of read-only memory): write it through to t's root, if t is a
+    view, and make every view of the root again, so the family shares memory and tape links
+    as in eager execution. The write into the root is a recorded ViewScatter, so gradients
+    reach the root's earlier value and the written value exactly."""
+    found = _views.lookup(t)
+    if found is None:
+        root = t
+        if not _views.has_views(root):
+            return
+    else:
+        root, steps = found
+        new_root = apply(A.ViewScatter(steps), (root, t))
+        if isinstance(root, Parameter):
+            tape = _state.tape
+            if new_root._tape is not None or (tape is not None and id(root) in tape.params):
+                raise RuntimeError(f"For 'Tensor.{what}', the tensor is a view of Parameter "
+                                   f"'{root.name}', which is being differentiated and cannot be "
+                                   "written in place")
+        _rebind(root, new_root)
+    for v, steps in _views.views_of(root):
+        _rebind(v, A.replay_view(root, steps))
 
 
 # ---- NumPy views ------------------------------------------------------------------------------------
@@ -480,6 +518,16 @@ def narrow(self, axis, start, length):
     return F.narrow(self, axis, start, length)
 
 
+def diagonal(self, offset=0, axis1=0, axis2=1):
+    """The diagonal at `offset` of the (axis1, axis2) planes, as a new last axis: a view."""
+    return F.diagonal(self, offset, axis1, axis2)
+
+
+def unbind(self, dim=0):
+    """The slices along `dim`, as a tuple of views."""
+    return F.unbind(self, dim)
+
+
 def logsumexp(self, dim, keepdim=False):
     return F.logsumexp(self, dim, keepdim)
 
@@ -530,21 +578,22 @@ def _write_back(self, out, what):
         if isinstance(self, Parameter):
             raise RuntimeError(f"For 'Tensor.{what}', Parameter '{self.name}' is being "
                                "differentiated and cannot be written in place")
-        _writes.record(self, in_place=False)
-        self._data, self._tape, self._slot = M.cast(out, self._data.dtype)._data, out._tape, \
-            out._slot
-    else:
-        arr = out._data.astype(self._data.dtype, copy=False)
-        if arr.shape != self._data.shape:
-            raise ValueError(f"For 'Tensor.{what}', the result's shape {arr.shape} differs from "
-                             f"the tensor's shape {self._data.shape}")
-        in_place = tape is None and self._data.flags.writeable
-        _writes.record(self, in_place)
-        if in_place:
-            np.copyto(self._data, arr)
-        else:  # under a transform the old buffer may be shared with saved values: replace it
-            self._data = arr.copy() if arr is out._data and arr.base is not None else arr
+        _rebind(self, M.cast(out, self._data.dtype))
+        _carry_write(self, what)
+        return
+    arr = out._data.astype(self._data.dtype, copy=False)
+    if arr.shape != self._data.shape:
+        raise ValueError(f"For 'Tensor.{what}', the result's shape {arr.shape} differs from "
+                         f"the tensor's shape {self._data.shape}")
+    in_place = tape is None and self._data.flags.writeable
+    _writes.record(self, in_place)
+    if in_place:
+        np.copyto(self._data, arr)
+    else:  # under a transform the old buffer may be shared with saved values: replace it
+        self._data = arr.copy() if arr is out._data and arr.base is not None else arr
     _writes.bump_version(self)
+    if not in_place:
+        _carry_write(self, what)
 
 
 def assign_value(self, value):
@@ -579,7 +628,8 @@ _METHODS = {
     "chunk": chunk, "topk": topk, "sort": sort, "masked_fill": masked_fill, "fill": fill,
     "nonzero": nonzero,
     "round": round, "gather": gather, "index_select": index_select, "flip": flip,
-    "swapaxes": swapaxes, "narrow": narrow, "logsumexp": logsumexp, "where": where,
+    "swapaxes": swapaxes, "narrow": narrow, "diagonal": diagonal, "unbind": unbind,
+    "logsumexp": logsumexp, "where": where,
     "repeat_interleave": repeat_interleave, "contiguous": contiguous,
     "float": _caster(mstype.float32), "half": _caster(mstype.float16),
     "double": _caster(mstype.float64), "int": _caster(mstype.int32),

@@ -53,7 +53,11 @@ class Primitive:
     # unregistered subclasses save every input and the output.
     save = staticmethod(_save_all)
     _save1 = staticmethod(_save_all1)
-    _save2 = staticmethod(_save_all2)
+    _save2 = _save2_tf = _save2_ft = staticmethod(_save_all2)
+    # `saves_for`: optionally, per input position, the `saves` entries its gradient reads. A
+    # two-input node with one constant input then saves only those of the other (None in the
+    # rest): a value that nothing reads is neither kept alive nor checked for writes.
+    saves_for = None
     # A fused primitive (one NumPy pass for a composite formula) may name `reference`: the same
     # function written with minispore ops, taking what the primitive saves. Its gradient is then
     # the reference's, exact to any order. A reference that is itself a gradient takes it with
@@ -67,6 +71,9 @@ class Primitive:
     amp_auto = None
     keeps_inputs = False
     internal = False
+    # `view_op`: the result (of a first input x) may share x's memory; it then becomes a view of
+    # x (common/_views.py), made again by calling the primitive with the same other arguments.
+    view_op = False
 
     def __init__(self, name=None):
         if name is not None:
@@ -147,7 +154,7 @@ class BpropRegistry(dict):
                 cls.reference = None
                 cls.save = staticmethod(_save_all)
                 cls._save1 = staticmethod(_save_all1)
-                cls._save2 = staticmethod(_save_all2)
+                cls._save2 = cls._save2_tf = cls._save2_ft = staticmethod(_save_all2)
                 cls.differentiable = True
             return getter
         return deco
@@ -272,10 +279,15 @@ def _make_savers(cls):
         src.append(f"def _save1({inputs[0]}, _result):\n    return {body}\n")
     if len(inputs) == 2:
         src.append(f"def _save2({inputs[0]}, {inputs[1]}, _result):\n    return {body}\n")
+        for name, k in (("_save2_tf", 0), ("_save2_ft", 1)):
+            kept = cls.saves if cls.saves_for is None else cls.saves_for[k]
+            part = "(" + "".join((e if s in kept else "None") + ", "
+                                 for s, e in zip(cls.saves, items)) + ")"
+            src.append(f"def {name}({inputs[0]}, {inputs[1]}, _result):\n    return {part}\n")
     exec("".join(src), env)
     if "save" not in cls.__dict__:
         cls.save = staticmethod(env["save"])
-    for name in ("_save1", "_save2"):
+    for name in ("_save1", "_save2", "_save2_tf", "_save2_ft"):
         if name in env:
             setattr(cls, name, staticmethod(env[name]))
 

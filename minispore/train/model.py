@@ -7,12 +7,13 @@ import numpy as np
 from .._validator import (check_bool, check_callable, check_int, check_non_negative_int,
                           check_one_of, check_positive_int, check_type, type_name)
 from ..amp.loss_scale_manager import LossScaleManager
+from ..amp.mixed_precision import _check_amp_levels
 from ..common.tensor import Tensor
 from ..nn.cell import Cell
 from ..nn.optim.optimizer import Optimizer
 from ..nn.wrap.cell_wrapper import WithEvalCell, WithLossCell
 from ._progress import ProgressBar
-from .amp import _BOOST_LEVELS, _LEVELS, build_train_network
+from .amp import build_train_network
 from .callback import RunContext, TimeMonitor
 from .callback._callback import (_as_float, _CallbackManager, _check_callbacks, _handle_loss,
                                  _InternalCallbackParam)
@@ -189,12 +190,10 @@ class Model:
             raise ValueError(f"For 'Model', the 'eval_indexes' must be None or a list of three "
                              f"ints (positions of the loss, predictions and labels), but got "
                              f"{eval_indexes!r}")
-        check_one_of(check_type(amp_level, str, "amp_level", "Model"), _LEVELS, "amp_level",
-                     "Model")
+        _check_amp_levels(amp_level, kwargs.get("acc_level", boost_level), "Model")
         if optimizer is None and amp_level != "O0":
             raise ValueError(f"For 'Model', amp_level {amp_level!r} needs an 'optimizer' (mixed "
                              f"precision is applied to the training network)")
-        check_one_of(kwargs.get("acc_level", boost_level), _BOOST_LEVELS, "boost_level", "Model")
         manager = kwargs.get("loss_scale_manager")
         if manager is not None:
             check_type(manager, LossScaleManager, "loss_scale_manager", "Model")

@@ -7,7 +7,8 @@ import minispore
 from minispore import Tensor
 from minispore.testing import GradcheckError, check_grads
 
-__all__ = ["check_grads", "GradcheckError", "check_float32", "F32_EPS", "Float32Error"]
+__all__ = ["F32_EPS", "Float32Error", "GradcheckError", "check_float32", "check_grads", "to_float32",
+           "to_float64"]
 
 F32_EPS = float(np.finfo(np.float32).eps)  # 2**-23 ~ 1.19e-7
 

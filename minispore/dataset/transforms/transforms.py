@@ -4,7 +4,7 @@ import numbers
 
 import numpy as np
 
-from ..._validator import check_float_range, check_positive_int
+from ..._validator import check_callable, check_float_range, check_positive_int, check_sequence
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
 from .._parallel import current_rng
@@ -122,14 +122,8 @@ class Duplicate(TensorOperation):
 
 
 def _check_transforms(owner, transforms):
-    if not isinstance(transforms, (list, tuple)) or not transforms:
-        raise TypeError(f"For '{owner}', 'transforms' must be a non-empty list of callables, "
-                        f"but got {transforms!r}")
-    for t in transforms:
-        if not callable(t):
-            raise TypeError(f"For '{owner}', every transform must be callable, but got "
-                            f"{type(t).__name__}")
-    return list(transforms)
+    return list(check_sequence(transforms, "transforms", owner, check_callable, non_empty=True,
+                               expected="a non-empty list of callables"))
 
 
 def _run(transforms, args):

@@ -2,11 +2,12 @@
 Normalize, HWC2CHW, ToTensor, Resize, CenterCrop, Pad, RandomCrop, RandomHorizontalFlip,
 RandomVerticalFlip, Decode. Each is callable eagerly or inside `map`; random ones draw from the
 pipeline's seeded generators."""
-import numbers
+import functools
 
 import numpy as np
 
-from ..._validator import check_bool, check_float, check_float_range
+from ..._validator import (check_bool, check_float, check_float_range, check_int, check_int_range,
+                           check_non_negative_int, check_sequence, check_type_name, is_int)
 from ...common import dtype as mstype
 from .._parallel import current_rng
 from ..datasets_vision import _decode_image
@@ -29,15 +30,12 @@ def _image(owner, x):
 
 def _check_size(owner, size, name="size"):
     """(h, w) from an int or a sequence of two ints; an int gives (size, size)."""
-    if isinstance(size, (int, np.integer)) and not isinstance(size, bool):
-        size = (size, size)
-    if not isinstance(size, (list, tuple)) or len(size) != 2 or not all(
-            isinstance(s, (int, np.integer)) and not isinstance(s, bool) for s in size):
-        raise TypeError(f"For '{owner}', '{name}' must be an int or a sequence of two ints "
-                        f"(h, w), but got {size!r}")
+    size = (size, size) if is_int(size) else size
+    size = check_sequence(size, name, owner, check_int, 2, expected="an int or a sequence of two "
+                          "ints (h, w)")
     if not all(1 <= s <= _INT32_MAX for s in size):
-        raise ValueError(f"For '{owner}', '{name}' must be positive, but got {tuple(size)}")
-    return int(size[0]), int(size[1])
+        raise ValueError(f"For '{owner}', the '{name}' must be positive, but got {size}")
+    return size
 
 
 def _hw_axes(owner, img):
@@ -67,21 +65,16 @@ class Rescale(TensorOperation):
 
 
 def _check_mean_std(owner, mean, std):
-    def seq(name, v):
-        if not isinstance(v, (list, tuple)) or not v or not all(
-                isinstance(e, numbers.Real) and not isinstance(e, bool) for e in v):
-            raise TypeError(f"For '{owner}', '{name}' must be a non-empty list or tuple of "
-                            f"numbers, but got {v!r}")
-        return np.asarray(v, np.float32)
-    m, s = seq("mean", mean), seq("std", std)
+    """(mean, std) as float32 arrays: numbers in [0, 255] and (0, 255], one per channel."""
+    numbers = "a non-empty list or tuple of numbers"
+    m = check_sequence(mean, "mean", owner, functools.partial(check_float_range, low=0, high=255),
+                       non_empty=True, expected=numbers)
+    s = check_sequence(std, "std", owner, functools.partial(
+        check_float_range, low=0, high=255, low_inclusive=False), non_empty=True, expected=numbers)
     if len(m) != len(s):
         raise ValueError(f"For '{owner}', 'mean' and 'std' must have the same length, but got "
                          f"{len(m)} and {len(s)}")
-    if np.any((m < 0) | (m > 255)):
-        raise ValueError(f"For '{owner}', 'mean' values must be in [0, 255], but got {list(mean)}")
-    if np.any((s <= 0) | (s > 255)):
-        raise ValueError(f"For '{owner}', 'std' values must be in (0, 255], but got {list(std)}")
-    return m, s
+    return np.asarray(m, np.float32), np.asarray(s, np.float32)
 
 
 class Normalize(TensorOperation):
@@ -242,12 +235,10 @@ def _back_to(out, dtype):
     return np.clip(np.rint(out), info.min, info.max).astype(dtype)
 
 
-def _check_inter(owner, interpolation):
-    try:
-        return Inter(interpolation)
-    except ValueError:
-        raise TypeError(f"For '{owner}', 'interpolation' must be an Inter mode, but got "
-                        f"{interpolation!r}") from None
+def _check_mode(owner, value, enum, arg):
+    """A member of `enum` (`Inter`, `Border`) from a member or its value; a TypeError otherwise,
+    as MindSpore's type check of these arguments."""
+    return enum(check_type_name(value, tuple(enum), arg, owner))
 
 
 class Resize(TensorOperation):
@@ -261,13 +252,10 @@ class Resize(TensorOperation):
     """
 
     def __init__(self, size, interpolation=Inter.BILINEAR):
-        if isinstance(size, (list, tuple)) and len(size) == 1:
-            raise TypeError("For 'Resize', 'size' must be an int or a sequence (h, w) of length "
-                            f"2, but got {size!r}")
-        self._int = isinstance(size, (int, np.integer)) and not isinstance(size, bool)
+        self._int = is_int(size)
         _check_size("Resize", size)
         self.size = size
-        self.interpolation = _check_inter("Resize", interpolation)
+        self.interpolation = _check_mode("Resize", interpolation, Inter, "interpolation")
         if self.interpolation not in (Inter.NEAREST, Inter.BILINEAR, Inter.BICUBIC):
             raise ValueError(f"For 'Resize', interpolation {self.interpolation.name} is not "
                              f"supported here: use Inter.NEAREST, Inter.BILINEAR or "
@@ -297,40 +285,22 @@ class Resize(TensorOperation):
 
 def _check_padding(owner, padding):
     """(left, top, right, bottom) from an int, (lr, tb) or (l, t, r, b)."""
-    if isinstance(padding, (int, np.integer)) and not isinstance(padding, bool):
-        padding = (padding,) * 4
-    elif isinstance(padding, (list, tuple)) and len(padding) == 2:
-        padding = (padding[0], padding[1], padding[0], padding[1])
-    if not isinstance(padding, (list, tuple)) or len(padding) != 4 or not all(
-            isinstance(p, (int, np.integer)) and not isinstance(p, bool) for p in padding):
-        raise TypeError(f"For '{owner}', 'padding' must be an int or a sequence of 2 or 4 ints, "
-                        f"but got {padding!r}")
-    if any(p < 0 for p in padding):
-        raise ValueError(f"For '{owner}', 'padding' must be non-negative, but got {padding}")
-    return tuple(int(p) for p in padding)
+    if is_int(padding):
+        return (check_non_negative_int(padding, "padding", owner),) * 4
+    padding = check_sequence(padding, "padding", owner, check_non_negative_int, (2, 4),
+                             expected="an int or a sequence of 2 or 4 ints")
+    return padding * 2 if len(padding) == 2 else padding
+
+
+_BYTE = functools.partial(check_int_range, low=0, high=255)
 
 
 def _check_fill(owner, fill_value):
-    if isinstance(fill_value, (int, np.integer)) and not isinstance(fill_value, bool):
-        values = (fill_value,)
-    elif isinstance(fill_value, (list, tuple)) and len(fill_value) == 3:
-        values = tuple(fill_value)
-    else:
-        raise TypeError(f"For '{owner}', 'fill_value' must be an int or a tuple of 3 ints, but "
-                        f"got {fill_value!r}")
-    if not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) and 0 <= v <= 255
-               for v in values):
-        raise ValueError(f"For '{owner}', 'fill_value' must be in [0, 255], but got "
-                         f"{fill_value!r}")
-    return values
-
-
-def _check_border(owner, mode):
-    try:
-        return Border(mode)
-    except ValueError:
-        raise TypeError(f"For '{owner}', 'padding_mode' must be a Border mode, but got "
-                        f"{mode!r}") from None
+    """One value, or three (per channel), each in [0, 255]."""
+    if is_int(fill_value):
+        return (_BYTE(fill_value, "fill_value", owner),)
+    return check_sequence(fill_value, "fill_value", owner, _BYTE, 3,
+                          expected="an int or a tuple of 3 ints")
 
 
 def _pad(owner, img, left, top, right, bottom, fill, mode):
@@ -372,7 +342,7 @@ class Pad(TensorOperation):
     def __init__(self, padding, fill_value=0, padding_mode=Border.CONSTANT):
         self.padding = _check_padding("Pad", padding)
         self.fill_value = _check_fill("Pad", fill_value)
-        self.padding_mode = _check_border("Pad", padding_mode)
+        self.padding_mode = _check_mode("Pad", padding_mode, Border, "padding_mode")
 
     def __call__(self, img):
         img = _image_2d3d("Pad", img)
@@ -418,7 +388,7 @@ class RandomCrop(TensorOperation):
         self.padding = None if padding is None else _check_padding("RandomCrop", padding)
         self.pad_if_needed = check_bool(pad_if_needed, "pad_if_needed", "RandomCrop")
         self.fill_value = _check_fill("RandomCrop", fill_value)
-        self.padding_mode = _check_border("RandomCrop", padding_mode)
+        self.padding_mode = _check_mode("RandomCrop", padding_mode, Border, "padding_mode")
 
     def __call__(self, img):
         img = _image_2d3d("RandomCrop", img)
@@ -439,34 +409,35 @@ class RandomCrop(TensorOperation):
         return np.ascontiguousarray(img[top:top + h, left:left + w])
 
 
-class RandomHorizontalFlip(TensorOperation):
+class _RandomFlip(TensorOperation):
+    """`_flip(img)` with probability `prob` (default 0.5)."""
+
+    _random = True
+
+    def __init__(self, prob=0.5):
+        self.prob = check_float_range(prob, "prob", type(self).__name__, 0.0, 1.0)
+
+    def __call__(self, img):
+        img = _image_2d3d(type(self).__name__, img)
+        if current_rng().random() < self.prob:
+            return np.ascontiguousarray(self._flip(img))
+        return img
+
+
+class RandomHorizontalFlip(_RandomFlip):
     """Flip left-right with probability `prob` (default 0.5)."""
 
-    _random = True
-
-    def __init__(self, prob=0.5):
-        self.prob = check_float_range(prob, "prob", "RandomHorizontalFlip", 0.0, 1.0)
-
-    def __call__(self, img):
-        img = _image_2d3d("RandomHorizontalFlip", img)
-        if current_rng().random() < self.prob:
-            return np.ascontiguousarray(img[:, ::-1])
-        return img
+    @staticmethod
+    def _flip(img):
+        return img[:, ::-1]
 
 
-class RandomVerticalFlip(TensorOperation):
+class RandomVerticalFlip(_RandomFlip):
     """Flip upside down with probability `prob` (default 0.5)."""
 
-    _random = True
-
-    def __init__(self, prob=0.5):
-        self.prob = check_float_range(prob, "prob", "RandomVerticalFlip", 0.0, 1.0)
-
-    def __call__(self, img):
-        img = _image_2d3d("RandomVerticalFlip", img)
-        if current_rng().random() < self.prob:
-            return np.ascontiguousarray(img[::-1])
-        return img
+    @staticmethod
+    def _flip(img):
+        return img[::-1]
 
 
 class Decode(TensorOperation):

@@ -2,17 +2,15 @@
 first)."""
 import math
 
-from ..._autodiff.tape import apply
 from ..._validator import check_bool, check_int, check_one_of, check_positive_int
 from ...common import dtype as mstype
 from ...common.initializer import HeUniform, Uniform, initializer
-from ...common.parameter import Parameter
 from ...ops.function import layer_func as LF
 from ...ops.operations import array_ops as A
 from ...ops.operations import conv_ops as C
 from ...ops.operations.linalg_ops import _matmul_operands
 from ..cell import Cell
-from .basic import cast_params
+from .basic import cast_params, new_parameter
 
 __all__ = ["Conv1d", "Conv2d", "Conv3d", "Conv2dTranspose", "Conv3dTranspose"]
 
@@ -31,6 +29,16 @@ def _padding_n(padding, nd, cls):
     if any(not isinstance(p, int) or isinstance(p, bool) or p < 0 for p in pads):
         raise ValueError(f"For '{cls}', 'padding' must be non-negative, but got {padding!r}")
     return pads
+
+
+def _output_padding(cls, output_padding, stride, dilation, pad_mode):
+    """output_padding as one int per spatial dim: below the stride or below the dilation on
+    each axis, and 0 unless pad_mode is 'pad' (MindSpore's rules)."""
+    ops_ = C.output_padding_ntuple(output_padding, stride, dilation, cls)
+    if pad_mode != "pad" and any(ops_):
+        raise ValueError(f"For '{cls}', the 'output_padding' must be 0 unless pad_mode is 'pad', "
+                         f"but got {ops_} with pad_mode {pad_mode!r}")
+    return ops_
 
 
 def _geometry(cls, nd, kernel_size, stride, dilation, pad_mode, padding, data_format=None):
@@ -72,11 +80,10 @@ class _Conv(Cell):
         rows, cols = (in_channels, out_channels) if transposed else (out_channels, in_channels)
         weight_shape = (rows, cols // group) + tuple(kernel_size)
         fan_in = cols // group * math.prod(kernel_size)
-        self.weight = Parameter(initializer(self.weight_init, weight_shape, dtype), name="weight")
+        self.weight = new_parameter(initializer(self.weight_init, weight_shape, dtype), "weight")
         if self.has_bias:
             self.bias_init = Uniform(1 / math.sqrt(fan_in)) if bias_init is None else bias_init
-            self.bias = Parameter(initializer(self.bias_init, (out_channels,), dtype),
-                                  name="bias")
+            self.bias = new_parameter(initializer(self.bias_init, (out_channels,), dtype), "bias")
         else:
             self.bias_init = None
             self.bias = None
@@ -156,17 +163,17 @@ class Conv2dTranspose(_Conv):
     """Transposed 2-D convolution (the gradient of Conv2d w.r.t. its input) over NCHW input;
     the weight is (in_channels, out_channels/group, kh, kw). Output size: H * stride for
     pad_mode 'same', (H - 1) * stride + dilation * (k - 1) + 1 for 'valid', and
-    (H - 1) * stride - (top + bottom) + dilation * (k - 1) + output_padding + 1 for 'pad'."""
+    (H - 1) * stride - (top + bottom) + dilation * (k - 1) + output_padding + 1 for 'pad'
+    (output_padding below the stride or below the dilation on each axis; 'pad' mode only)."""
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, pad_mode="same",
                  padding=0, output_padding=0, dilation=1, group=1, has_bias=False,
                  weight_init=None, bias_init=None, dtype=mstype.float32):
         k, s, d = _geometry("Conv2dTranspose", 2, kernel_size, stride, dilation, pad_mode,
                             padding)
-        output_padding = C.pair(output_padding, "output_padding", "Conv2dTranspose")
         super().__init__("Conv2dTranspose", in_channels, out_channels, k, s, pad_mode, padding,
                          d, group, has_bias, weight_init, bias_init, dtype, transposed=True)
-        self.output_padding = output_padding
+        self.output_padding = _output_padding("Conv2dTranspose", output_padding, s, d, pad_mode)
 
     def construct(self, x):
         nd, cls = len(self.kernel_size), type(self).__name__
@@ -184,16 +191,13 @@ class Conv2dTranspose(_Conv):
             pad = (0,) * (2 * nd)
         else:
             pad = _padding_n(self.padding, nd, cls)
-            outs = tuple((n - 1) * s - pad[2 * i] - pad[2 * i + 1] + d * (k - 1) + op + 1
-                         for i, (n, k, s, d, op) in
-                         enumerate(zip(sizes, ks, st, dil, self.output_padding)))
+            outs = C.transposed_sizes(sizes, ks, st, dil, pad, self.output_padding)
         if min(outs) < 1:
             raise ValueError(f"For '{cls}', the output size {outs} is not positive for an input "
                              f"of shape {x.shape}")
-        prim = (C.Conv3DBackpropInput if nd == 3 else C.Conv2DBackpropInput)(
-            self.in_channels, ks, "pad", pad, None, 1, st, dil, self.group)
         x, w = _matmul_operands(cls, x, w)
-        out = apply(prim, (x, w, (x.shape[0], self.out_channels) + outs))
+        out = C.conv_transpose(x, w, (x.shape[0], self.out_channels) + outs, pad, st, dil,
+                               self.group, self.output_padding)
         return out if b is None else out + A.reshape(b, (1, -1) + (1,) * nd)
 
 
@@ -232,7 +236,6 @@ class Conv3dTranspose(Conv2dTranspose):
         cls = "Conv3dTranspose"
         k, s, d = _geometry(cls, 3, kernel_size, stride, dilation, pad_mode, padding,
                             data_format)
-        output_padding = C.ntuple(output_padding, 3, "output_padding", cls)
         _Conv.__init__(self, cls, in_channels, out_channels, k, s, pad_mode, padding, d, group,
                        has_bias, weight_init, bias_init, dtype, transposed=True)
-        self.output_padding = output_padding
+        self.output_padding = _output_padding(cls, output_padding, s, d, pad_mode)

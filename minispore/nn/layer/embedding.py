@@ -4,12 +4,12 @@ import numpy as np
 from ..._validator import check_bool, check_int_range, check_positive_int
 from ...common import dtype as mstype
 from ...common.initializer import initializer
-from ...common.parameter import Parameter
 from ...common.tensor import Tensor
 from ...ops.function import layer_func as LF
 from ...ops.function.math_func import matmul
 from ...ops.function.nn_func import one_hot
 from ..cell import Cell
+from .basic import new_parameter
 
 __all__ = ["Embedding"]
 
@@ -37,10 +37,8 @@ class Embedding(Cell):
         self.padding_idx = padding_idx
         table = initializer(embedding_table, (vocab_size, embedding_size), mstype.float32)
         if padding_idx is not None:
-            arr = table.asnumpy().copy()
-            arr[padding_idx] = 0
-            table = Tensor(arr)
-        self.embedding_table = Parameter(table, name="embedding_table")
+            table._data[padding_idx] = 0  # a fresh array: initializer copies a Tensor init
+        self.embedding_table = new_parameter(table, "embedding_table")
 
     def construct(self, ids):
         if not isinstance(ids, Tensor) or ids._data.dtype.kind not in "iu":

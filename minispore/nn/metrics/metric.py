@@ -5,6 +5,7 @@ from abc import ABCMeta, abstractmethod
 
 import numpy as np
 
+from ..._validator import check_type, check_type_name
 from ...common.tensor import Tensor
 
 __all__ = ["Metric", "rearrange_inputs"]
@@ -46,10 +47,8 @@ class Metric(metaclass=ABCMeta):
             return data.asnumpy()
         if isinstance(data, list):
             return np.array(data)
-        if isinstance(data, np.ndarray):
-            return data
-        raise TypeError(f"For '{type(self).__name__}', the input data must be a Tensor, list or "
-                        f"numpy.ndarray, but got {type(data).__name__}")
+        return check_type(data, np.ndarray, "input data", type(self).__name__,
+                          "a Tensor, list or numpy.ndarray")
 
     @property
     def indexes(self):
@@ -114,10 +113,7 @@ class EvaluationBase(Metric):
 
     def __init__(self, eval_type):
         super().__init__()
-        if eval_type not in _EVAL_TYPES:
-            raise TypeError(f"For '{type(self).__name__}', 'eval_type' must be in "
-                            f"{list(_EVAL_TYPES)}, but got {eval_type!r}")
-        self._type = eval_type
+        self._type = check_type_name(eval_type, _EVAL_TYPES, "eval_type", type(self).__name__)
 
     def _check_pair(self, y_pred, y, class_num):
         """Validate one batch (labels already un-one-hot'ed) before any state changes."""

@@ -6,12 +6,13 @@ import math
 import numpy as np
 
 from ..._autodiff.tape import apply, wrap
-from ..._validator import check_int, check_one_of, check_positive_int, check_type
+from ..._validator import check_int, check_one_of, check_positive_int
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
 from ..operations import array_ops as A
 from ..operations import math_ops as M
 from ..operations._kernels import normalize_axis
+from ._checks import _tensor
 # Read from this module by the primitive classes (`array_func._shape_arg`) and the Transformer
 # layers (`zeros`); defined in creation_func and exported by ops.function from there.
 from .creation_func import _shape_arg, zeros  # noqa: F401
@@ -25,10 +26,6 @@ __all__ = [
     "diagonal", "nonzero", "meshgrid", "repeat_interleave", "shape", "size", "rank", "numel",
     "topk", "sort", "argsort", "unique", "identity",
 ]
-
-
-def _tensor(x, op, arg="input"):
-    return check_type(x, Tensor, arg, op)
 
 
 def _index_array(index, op, arg="index"):
@@ -375,19 +372,17 @@ def triu(input, diagonal=0):
 
 
 def diagonal(input, offset=0, dim1=0, dim2=1):
-    """The diagonal at `offset` of the (dim1, dim2) planes, as a new last axis."""
+    """The diagonal at `offset` of the (dim1, dim2) planes, as a new last axis: a view of
+    input (a write into it writes input)."""
     _tensor(input, "diagonal")
     if input.ndim < 2:
         raise ValueError(f"For 'diagonal', the input must be at least 2-D, but got shape "
                          f"{input.shape}")
     d1, d2 = _axes_list((dim1, dim2), input.ndim, "diagonal")
-    n1, n2 = input.shape[d1], input.shape[d2]
-    length = builtins.max(0, builtins.min(n1, n2 - offset) if offset >= 0
-                          else builtins.min(n1 + offset, n2))
-    i = np.arange(length)
-    rows, cols = (i, i + offset) if offset >= 0 else (i - offset, i)
-    moved = movedim(input, (d1, d2), (-2, -1))
-    return A.getitem(moved, (Ellipsis, rows, cols))
+    if d1 == d2:
+        raise ValueError(f"For 'diagonal', 'dim1' and 'dim2' must name two axes, but both are "
+                         f"axis {d1}")
+    return apply(A.Diagonal(check_int(offset, "offset", "diagonal"), d1, d2), (input,))
 
 
 def diag(input):
@@ -460,17 +455,24 @@ def _along_axis_index(idx, dim):
     return tuple(grids)
 
 
+def _along_axis_args(input, axis, index, op):
+    """(index array, axis) of `gather_elements` and `scatter`: `index` has the input's rank, no
+    larger sizes off `axis`, and indices in range along it."""
+    _tensor(input, op)
+    idx = _index_array(index, op)
+    axis = normalize_axis(axis, input.ndim, op)
+    if idx.ndim != input.ndim or builtins.any(
+            i != axis and m > n for i, (m, n) in enumerate(zip(idx.shape, input.shape))):
+        raise ValueError(f"For '{op}', 'index' must have the input's rank and no larger sizes "
+                         f"off axis {axis}: input {input.shape}, index {idx.shape}")
+    A._check_indices(idx, input.shape[axis], op, "index")
+    return idx, axis
+
+
 def gather_elements(input, dim, index):
     """out[i][j] = input[index[i][j]][j] for dim 0 (and so on): NumPy's take_along_axis. `index`
     has input's rank and no larger sizes on the other axes."""
-    _tensor(input, "gather_elements")
-    idx = _index_array(index, "gather_elements")
-    dim = normalize_axis(dim, input.ndim, "gather_elements")
-    if idx.ndim != input.ndim or builtins.any(
-            i != dim and m > n for i, (m, n) in enumerate(zip(idx.shape, input.shape))):
-        raise ValueError(f"For 'gather_elements', 'index' must have the input's rank and no "
-                         f"larger sizes off axis {dim}: input {input.shape}, index {idx.shape}")
-    A._check_indices(idx, input.shape[dim], "gather_elements", "index")
+    idx, dim = _along_axis_args(input, dim, index, "gather_elements")
     return A.getitem(input, _along_axis_index(idx, dim))
 
 
@@ -483,14 +485,7 @@ def scatter(input, axis, index, src):
     """A copy of input with input[index[i][j]][j] = src[i][j] along `axis` (and so on), the
     adjoint layout of `gather_elements`. `src` is a Tensor at least as large as `index` on every
     axis, or a number. Where an index repeats, the last write wins."""
-    _tensor(input, "scatter")
-    idx = _index_array(index, "scatter")
-    ax = normalize_axis(axis, input.ndim, "scatter")
-    if idx.ndim != input.ndim or builtins.any(
-            i != ax and m > n for i, (m, n) in enumerate(zip(idx.shape, input.shape))):
-        raise ValueError(f"For 'scatter', 'index' must have the input's rank and no larger "
-                         f"sizes off axis {ax}: input {input.shape}, index {idx.shape}")
-    A._check_indices(idx, input.shape[ax], "scatter")
+    idx, ax = _along_axis_args(input, axis, index, "scatter")
     if isinstance(src, Tensor):
         if src.ndim != idx.ndim or builtins.any(m > n for m, n in zip(idx.shape, src.shape)):
             raise ValueError(f"For 'scatter', 'src' {src.shape} must have the rank of 'index' "

@@ -1,9 +1,8 @@
 """Functional clipping: `clamp` and its aliases `clip`, `clip_by_value` (MindSpore's
 `ops/function/clip_func.py`)."""
 from ..._autodiff.tape import apply
-from ..._validator import check_type
-from ...common.tensor import Tensor
 from ..operations import math_ops as M
+from ._checks import _tensor
 
 __all__ = ["clamp", "clip", "clip_by_value"]
 
@@ -14,7 +13,7 @@ def clamp(input, min=None, max=None):
     """input limited to [min, max] (either may be None; Tensors or numbers, which take part in
     type promotion: an int Tensor clamped to float bounds is float32). The gradient passes on the
     closed interval."""
-    check_type(input, Tensor, "input", "clamp")
+    _tensor(input, "clamp")
     if min is None and max is None:
         raise ValueError("For 'clamp', 'min' and 'max' must not both be None")
     return apply(_CLIP, (input, min, max))

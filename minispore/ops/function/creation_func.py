@@ -9,13 +9,10 @@ from ..._validator import check_non_negative_int, check_number, check_type
 from ...common import dtype as mstype
 from ...common.tensor import Tensor, _to_array
 from ..operations import array_ops as A
+from ._checks import _tensor
 
 __all__ = ["ones", "zeros", "ones_like", "zeros_like", "full", "full_like", "fill", "arange",
            "eye", "linspace", "scalar_to_tensor", "tuple_to_array"]
-
-
-def _tensor(x, op, arg="input"):
-    return check_type(x, Tensor, arg, op)
 
 
 def _shape_arg(shape, op):

@@ -5,7 +5,7 @@ import math
 import numpy as np
 
 from ..._autodiff.tape import apply, wrap
-from ..._validator import check_float_range, check_one_of, check_positive_int, check_type
+from ..._validator import check_float_range, check_one_of, check_positive_int
 from ...common import _writes
 from ...common.seed import generator
 from ...common.tensor import Tensor
@@ -16,8 +16,9 @@ from ..operations import reduce_ops as R
 from ..operations import linalg_ops as L
 from ..operations import norm_ops as Nn
 from ..primitive import shared
+from ._checks import _tensor
 from .math_func import matmul
-from .nn_func import _tensor, stop_gradient
+from .nn_func import stop_gradient
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose2d", "unfold", "fold", "max_pool1d",
            "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
@@ -28,7 +29,7 @@ __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose2d", "unfold", "fold", "
 
 def _rank(x, ranks, op, arg="input"):
     """`x` after checking that it is a Tensor of rank `ranks` (an int, or a tuple of ints)."""
-    check_type(x, Tensor, arg, op)
+    _tensor(x, op, arg)
     ranks = (ranks,) if isinstance(ranks, int) else ranks
     if x.ndim not in ranks:
         raise ValueError(f"For '{op}', the '{arg}' must be {' or '.join(f'{r}-D' for r in ranks)}"
@@ -124,28 +125,33 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
                      dilation=1):
     """Transposed 2-D convolution (the gradient of conv2d w.r.t. its input) of NCHW `input` with
     `weight` (in_channels, out_channels/groups, kh, kw); output size
-    (H - 1) * stride - 2 * padding + dilation * (k - 1) + output_padding + 1."""
+    (H - 1) * stride - 2 * padding + dilation * (k - 1) + output_padding + 1, with
+    output_padding below the stride or below the dilation on each axis."""
     _rank(input, 4, "conv_transpose2d")
     _rank(weight, 4, "conv_transpose2d", "weight")
     op = "conv_transpose2d"
-    (sh, sw), (dh, dw) = C.pair(stride, "stride", op), C.pair(dilation, "dilation", op)
+    stride, dilation = C.pair(stride, "stride", op), C.pair(dilation, "dilation", op)
+    if min(stride + dilation) < 1:
+        raise ValueError(f"For '{op}', the 'stride' and 'dilation' must be positive, but got "
+                         f"{stride} and {dilation}")
     ph, pw = C.pair(padding, "padding", op)
-    oph, opw = C.pair(output_padding, "output_padding", op)
-    if oph >= max(sh, dh) or opw >= max(sw, dw):
-        raise ValueError(f"For '{op}', 'output_padding' must be smaller than stride or dilation")
+    if min(ph, pw) < 0:
+        raise ValueError(f"For '{op}', the 'padding' must be non-negative, but got {padding!r}")
+    # below the stride or below the dilation, per axis (output_padding 1 with stride 1 and
+    # dilation 2 is allowed)
+    output_padding = C.output_padding_ntuple(output_padding, stride, dilation, op)
+    check_positive_int(groups, "groups", op)
     if input.shape[1] != weight.shape[0]:
         raise ValueError(f"For '{op}', the input has {input.shape[1]} channels but the weight "
                          f"{weight.shape} expects {weight.shape[0]}")
-    n, _, h, w = input.shape
-    kh, kw = weight.shape[2:]
-    ho = (h - 1) * sh - 2 * ph + dh * (kh - 1) + oph + 1
-    wo = (w - 1) * sw - 2 * pw + dw * (kw - 1) + opw + 1
-    if ho <= 0 or wo <= 0:
-        raise ValueError(f"For '{op}', the output size ({ho}, {wo}) is not positive")
-    prim = C.Conv2DBackpropInput(weight.shape[0], (kh, kw), "pad", (ph, ph, pw, pw), None, 1,
-                                 (sh, sw), (dh, dw), groups)
+    pads = (ph, ph, pw, pw)
+    outs = C.transposed_sizes(input.shape[2:], weight.shape[2:], stride, dilation, pads,
+                              output_padding)
+    if min(outs) <= 0:
+        raise ValueError(f"For '{op}', the output size {outs} is not positive")
     x, weight = L._matmul_operands(op, input, weight)
-    out = apply(prim, (x, weight, (n, weight.shape[1] * groups, ho, wo)))
+    out = C.conv_transpose(x, weight, (input.shape[0], weight.shape[1] * groups) + outs, pads,
+                           stride, dilation, groups, output_padding)
     return _add_channel_bias(out, bias)
 
 

@@ -8,19 +8,15 @@ import numpy as np
 from ..._autodiff.tape import apply, binary
 from ..._validator import check_type
 from ...common import dtype as mstype
-from ...common.tensor import Tensor
 from ..operations import array_ops as A
 from ..operations import math_ops as M
 from ..operations import linalg_ops as L
 from ..operations._kernels import normalize_axis
 from ..operations.einsum_ops import Einsum
 from ..primitive import shared
+from ._checks import _tensor
 
 __all__ = ["matmul", "bmm", "mm", "dot", "outer", "inner", "addmm", "tensor_dot", "einsum"]
-
-
-def _tensor(x, op, arg="input"):
-    return check_type(x, Tensor, arg, op)
 
 
 def _mul(x, y):

@@ -3,7 +3,7 @@
 import numpy as np
 
 from ..._autodiff.tape import apply, wrap
-from ..._validator import check_bool, check_int, check_reduction
+from ..._validator import check_bool, check_int, check_reduction, check_sequence
 from ...common.tensor import Tensor
 from ..operations import array_ops as A
 from ..operations import loss_ops as LO
@@ -12,6 +12,7 @@ from ..operations import reduce_ops as R
 from ..primitive import shared
 from . import math_func as F
 from . import nn_func as NF
+from ._checks import _tensor
 
 __all__ = ["ctc_loss", "multilabel_margin_loss"]
 
@@ -20,11 +21,8 @@ def _lengths(value, op, arg):
     """input_lengths / target_lengths: an int Tensor, or a tuple or list of ints."""
     if isinstance(value, Tensor):
         return value
-    if isinstance(value, (tuple, list)) and all(
-            isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in value):
-        return wrap(np.asarray(value, np.int64).reshape(len(value)))
-    raise TypeError(f"For '{op}', '{arg}' must be a Tensor or a tuple of ints, but got "
-                    f"{type(value).__name__}")
+    value = check_sequence(value, arg, op, check_int, expected="a Tensor or a tuple of ints")
+    return wrap(np.asarray(value, np.int64).reshape(len(value)))
 
 
 def _padded_targets(targets, target_lengths, n, op):
@@ -71,8 +69,8 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     check_reduction(reduction, op)
     zero_infinity = check_bool(zero_infinity, "zero_infinity", op)
     blank = check_int(blank, "blank", op)
-    NF._tensor(log_probs, op, "log_probs")
-    NF._tensor(targets, op, "targets")
+    _tensor(log_probs, op, "log_probs")
+    _tensor(targets, op, "targets")
     input_lengths = _lengths(input_lengths, op, "input_lengths")
     target_lengths = _lengths(target_lengths, op, "target_lengths")
     if targets.ndim == 1 and log_probs.ndim == 3:
@@ -99,8 +97,8 @@ def multilabel_margin_loss(input, target, reduction="mean"):
     """
     op = "multilabel_margin_loss"
     check_reduction(reduction, op)
-    NF._tensor(input, op)
-    NF._tensor(target, op, "target")
+    _tensor(input, op)
+    _tensor(target, op, "target")
     if input.ndim not in (1, 2) or target.shape != input.shape:
         raise ValueError(f"For '{op}', 'input' must be (C,) or (N, C) and 'target' of the same "
                          f"shape, but got {input.shape} and {target.shape}")

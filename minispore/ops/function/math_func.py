@@ -8,7 +8,6 @@ import math
 import numpy as np
 
 from ..._autodiff.tape import apply, binary, call1, wrap
-from ..._validator import check_type
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
 from ..operations import array_ops as A
@@ -17,6 +16,7 @@ from ..operations import reduce_ops as R
 from ..operations import linalg_ops as L
 from ..operations import nn_ops as N
 from ..operations._kernels import normalize_axes, normalize_axis
+from ._checks import _tensor
 # Read from this module by nn_func (`F.clamp`) and the nn layers (`matmul`); defined in the family
 # modules and exported by ops.function from there.
 from .clip_func import clamp  # noqa: F401
@@ -38,10 +38,6 @@ __all__ = [
 ]
 
 _NUMBERS = (bool, int, float, np.bool_, np.integer, np.floating)
-
-
-def _tensor(x, op, arg="input"):
-    return check_type(x, Tensor, arg, op)
 
 
 def _floating(x):
@@ -193,7 +189,7 @@ def _unary(prim_cls, name, doc):
 
     def fn(input):
         if not isinstance(input, Tensor):  # perf: checked inline, the message from the validator
-            check_type(input, Tensor, "input", name)
+            _tensor(input, name)
         return call1(prim, input)
 
     fn.__name__ = fn.__qualname__ = name
@@ -522,10 +518,11 @@ def cumsum(x, axis, dtype=None):
 
 
 def cumprod(input, dim, dtype=None):
-    """Cumulative product along `dim`, with exact gradients when the input has zeros.
+    """Cumulative product along `dim`, with exact gradients of every order when the input has
+    zeros (integer inputs accumulate as `numpy.cumprod` does, without gradients).
 
-    Built as a product over a lower-triangular expansion (O(n^2) work along `dim`), which keeps
-    the gradient exact where a division-based rule would divide by zero.
+    Built as the recurrence out_j = x_j out_{j-1} (out_0 = x_0): R.linear_scan, whose gradients
+    are recurrences again (products and sums, no division by x), in O(n log n) work along `dim`.
     """
     _tensor(input, "cumprod")
     if dtype is not None:
@@ -533,14 +530,15 @@ def cumprod(input, dim, dtype=None):
     if input.ndim == 0:
         return apply(A._IDENTITY, (input,))
     d = normalize_axis(dim, input.ndim, "cumprod")
-    n = input.shape[d]
-    moved = A.transpose(input, [i for i in range(input.ndim) if i != d] + [d])
-    rows = A.broadcast_to(A.expand_dims(moved, moved.ndim - 1), moved.shape[:-1] + (n, n))
-    upto = wrap(np.tril(np.ones((n, n), bool)))  # row i keeps elements 0..i
-    out = apply(_PROD[False], (M.select(upto, rows, 1), -1))
-    back = list(range(input.ndim - 1))
-    back.insert(d, input.ndim - 1)
-    return A.transpose(out, back)
+    if input._data.dtype.kind not in "fc":
+        return wrap(np.cumprod(input._data, axis=d))
+    last = input.ndim - 1
+    perm = [i for i in range(input.ndim) if i != d] + [d]
+    x = input if d == last else A.transpose(input, perm)
+    first = np.zeros(x.shape, x._data.dtype)
+    first[..., :1] = 1
+    out = R.linear_scan(x, x * wrap(first))  # b = (x_0, 0, ...): the start; c_0 is unused
+    return out if d == last else A.transpose(out, np.argsort(perm).tolist())
 
 
 def all(input, axis=None, keep_dims=False):

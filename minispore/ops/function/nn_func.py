@@ -8,7 +8,7 @@ import numpy as np
 from ..._autodiff.tape import apply, call1, wrap
 from ..._validator import (check_float_range, check_non_negative_float, check_non_negative_int,
                            check_one_of, check_positive_float, check_positive_int,
-                           check_reduction, check_type)
+                           check_reduction)
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
 from ..operations import array_ops as A
@@ -19,6 +19,7 @@ from ..operations import linalg_ops as L
 from ..operations import nn_ops as N
 from ..operations._kernels import normalize_axis
 from . import math_func as F
+from ._checks import _tensor
 
 __all__ = [
     "relu", "relu6", "leaky_relu", "elu", "celu", "selu", "silu", "gelu", "mish", "hardswish",
@@ -31,10 +32,6 @@ __all__ = [
 ]
 
 _RELU = N.ReLU()
-
-
-def _tensor(x, op, arg="input"):
-    return check_type(x, Tensor, arg, op)
 
 
 def _float_tensor(x, op, arg="input"):

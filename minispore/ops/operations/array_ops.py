@@ -36,6 +36,7 @@ def _check_shape(shape, op):
 class Reshape(Primitive):
     """x with a new shape of the same size (one -1 is inferred).  dx = reshape(dout, x.shape)."""
 
+    view_op = True
     inputs = ("x", "shape")
     saves = ("x.shape",)
 
@@ -58,6 +59,7 @@ class Reshape(Primitive):
 class ExpandDims(Primitive):
     """x with a size-1 axis inserted at `axis`.  dx = reshape(dout, x.shape)."""
 
+    view_op = True
     inputs = ("x", "axis")
     saves = ("x.shape",)
 
@@ -73,6 +75,7 @@ class Squeeze(Primitive):
     """x without the size-1 axes in `axis` (all size-1 axes for `()`); a named axis of another
     size is left alone, as MindSpore does.  dx = reshape(dout, x.shape)."""
 
+    view_op = True
     saves = ("x.shape",)
 
     def __init__(self, axis=()):
@@ -97,6 +100,7 @@ class Squeeze(Primitive):
 class Transpose(Primitive):
     """x with axes permuted by `perm`.  dx = transpose(dout, inverse(perm))."""
 
+    view_op = True
     inputs = ("x", "perm")
     saves = ("perm",)
 
@@ -121,6 +125,80 @@ class Identity(Primitive):
 
     def bprop(self, saved, dout, needs):
         return (dout,)
+
+
+# ================================ views: the diagonal, and writes through a view ==================
+
+@register
+class Diagonal(Primitive):
+    """The diagonal at `offset` of the (dim1, dim2) planes of x, as a new last axis: a view.
+    dx = zeros of x's shape holding dout on that diagonal."""
+
+    internal = True
+    view_op = True
+    saves = ("x.shape", "x.dtype")
+
+    def __init__(self, offset=0, dim1=0, dim2=1):
+        super().__init__()
+        self.offset, self.dim1, self.dim2 = int(offset), int(dim1), int(dim2)
+
+    def forward(self, x):
+        d = np.diagonal(x, self.offset, self.dim1, self.dim2)
+        if x.flags.writeable:  # NumPy hands out the diagonal read-only; it is memory of x
+            d.flags.writeable = True
+        return d
+
+    def bprop(self, saved, dout, needs):
+        shape, dtype = saved
+        zeros = wrap(np.zeros(shape, dout._data.dtype))
+        return (apply(ViewScatter(((self, ()),)), (zeros, dout)),)
+
+
+def replay_view(x, steps):
+    """The view of Tensor x that `steps` ((primitive, other arguments), ...) make (recorded)."""
+    for prim, rest in steps:
+        x = apply(prim, (x, *rest))
+    return x
+
+
+def _replay_arrays(a, steps):
+    for prim, rest in steps:
+        a = prim.forward(a, *rest)
+    return a
+
+
+@register
+class ViewScatter(Primitive):
+    """A copy of `base` whose view made by `steps` holds `value`: a write through a view, seen
+    from its base.  d_base = dout with that view zeroed;  d_value = that view of dout."""
+
+    internal = True
+    inputs = ("base", "value")
+    saves = ("value.shape",)
+
+    def __init__(self, steps):
+        super().__init__()
+        self.steps = tuple(steps)
+
+    def forward(self, base, value):
+        out = base.copy(order="K")
+        region = _replay_arrays(out, self.steps)
+        if isinstance(region, np.ndarray) and region.flags.writeable and \
+                np.shares_memory(region, out):
+            region[...] = value
+        else:  # the steps made a copy here: address the region by flat positions instead
+            where = _replay_arrays(np.arange(out.size).reshape(out.shape), self.steps)
+            np.put(out, where, np.broadcast_to(value, np.shape(where)))
+        return out
+
+    def bprop(self, saved, dout, needs):
+        shape = saved[0]
+        d_base = d_value = None
+        if needs[0]:
+            d_base = apply(self, (dout, wrap(np.zeros(shape, dout._data.dtype))))
+        if needs[1]:
+            d_value = replay_view(dout, self.steps)
+        return d_base, d_value
 
 
 # ================================ broadcasting and its adjoint ====================================
@@ -271,6 +349,7 @@ class Unstack(Primitive):
     """The slices of x along `axis`, as a tuple (`num`, when given, must be their number).
     dx = stack(douts, axis)."""
 
+    view_op = True
     def __init__(self, axis=0, num=None):
         super().__init__()
         self.axis, self.num = axis, num
@@ -280,10 +359,16 @@ class Unstack(Primitive):
         if self.num is not None and self.num != x.shape[axis]:
             raise ValueError(f"For 'Unstack', 'num' {self.num} differs from the size "
                              f"{x.shape[axis]} of axis {axis} of shape {x.shape}")
-        return tuple(np.take(x, i, axis=axis) for i in range(x.shape[axis]))
+        lead = (slice(None),) * axis
+        return tuple(x[(*lead, i, Ellipsis)] for i in range(x.shape[axis]))
 
     def bprop(self, saved, dout, needs):
         return (Stack(self.axis)(dout),)
+
+    def view_step(self, k, rest, x):
+        """Output k is x[..., k, ...]: a view made again by basic indexing."""
+        axis = normalize_axis(self.axis, x.ndim, "Unstack")
+        return _GETITEM, ((slice(None),) * axis + (k, Ellipsis),)
 
 
 @register
@@ -388,12 +473,16 @@ class Getitem(Primitive):
     arrays).  dx = zeros of x.shape with dout added at index (repeats accumulate)."""
 
     internal = True
+    view_op = True  # with a basic index (ints, slices, ..., None) the result is a view of x
     inputs = ("x", "index")
     saves = ("x.shape", "index")
 
     def forward(self, x, index):
         try:
-            return x[index]
+            out = x[index]
+            if type(out) is not np.ndarray:  # ints only: a 0-d view instead of a NumPy scalar
+                out = x[(*index, Ellipsis) if type(index) is tuple else (index, Ellipsis)]
+            return out
         except IndexError as e:
             raise IndexError(f"For 'Tensor.__getitem__', {e} (tensor shape {x.shape})") from None
 

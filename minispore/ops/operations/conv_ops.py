@@ -15,9 +15,10 @@ import numpy as np
 
 from ..._autodiff import tape as _tape
 from ..._validator import check_one_of, check_positive_int
-from ..._autodiff.tape import apply
+from ..._autodiff.tape import apply, wrap
 from ...common.tensor import Tensor
 from ..primitive import Primitive, register, shared
+from . import array_ops as A
 from .pool_ops import _pad, _pad_n, _windows, ntuple, out_size, pair, same_padding
 # Importing pool_ops registers the pooling primitives; they stay reachable from this module too
 # (`conv_ops.MaxPool`), as they were before pooling moved out.
@@ -363,6 +364,52 @@ def conv_backprop_input(prim, g, w, x_shape):
 
 def conv_backprop_filter(prim, g, x, w_shape, cols=None):
     return apply(_conv_like(prim, "filter"), (g, x, tuple(w_shape), cols))
+
+
+# ---- transposed convolution (ops.conv_transpose2d, nn.Conv2dTranspose, nn.Conv3dTranspose) --------
+
+def output_padding_ntuple(output_padding, stride, dilation, op):
+    """`output_padding` as one int per spatial dim, each within MindSpore's rule: non-negative
+    and smaller than the stride or the dilation of its axis."""
+    ops_ = ntuple(output_padding, len(stride), "output_padding", op)
+    if any(p < 0 or p >= max(s, d) for p, s, d in zip(ops_, stride, dilation)):
+        raise ValueError(f"For '{op}', the 'output_padding' must be non-negative and smaller "
+                         f"than 'stride' or 'dilation' on each axis, but got output_padding "
+                         f"{ops_} with stride {tuple(stride)} and dilation {tuple(dilation)}")
+    return ops_
+
+
+def transposed_sizes(sizes, ks, stride, dilation, pads, output_padding):
+    """Spatial output sizes of a transposed convolution: per dim
+    (n - 1) * stride - (before + after) + dilation * (k - 1) + output_padding + 1."""
+    return tuple((n - 1) * s - b - a + d * (k - 1) + op + 1 for n, k, s, d, b, a, op in
+                 zip(sizes, ks, stride, dilation, pads[::2], pads[1::2], output_padding))
+
+
+def conv_transpose(g, w, out_shape, pads, stride, dilation, group, output_padding):
+    """The transposed convolution of g (N, C_in, ...) with w (C_in, C_out/group, k...) into
+    `out_shape`, whose spatial sizes are `transposed_sizes(...)`: the adjoint of a convolution
+    of an `out_shape` input padded by `pads` (before, after per dim).
+
+    Output row i is full row i + before of the unpadded transposed convolution, so the
+    output_padding rows are full rows that `after` would crop (while output_padding <= after)
+    and zeros past the full size. Conv{2,3}DBackpropInput computes the rows that are full rows,
+    as the adjoint of a convolution padded by (before, max(after - output_padding, 0)) (so
+    consistent for any output_padding, also one at or above the stride), and the zero rows are
+    padded on at the end."""
+    tails = tuple(max(op - a, 0) for op, a in zip(output_padding, pads[1::2]))
+    inner = sum(((b, max(a - op, 0)) for b, a, op in zip(pads[::2], pads[1::2], output_padding)),
+                ())
+    full = tuple(o - t for o, t in zip(out_shape[2:], tails))
+    if min(full) <= 0:  # every output row lies past the full size: all zeros
+        return wrap(np.zeros(out_shape, g._data.dtype))
+    prim = shared(Conv3DBackpropInput if len(stride) == 3 else Conv2DBackpropInput, w.shape[0],
+                  tuple(w.shape[2:]), "pad", inner, None, 1, tuple(stride), tuple(dilation),
+                  group)
+    out = apply(prim, (g, w, tuple(out_shape[:2]) + full))
+    if any(tails):
+        out = A.pad(out, ((0, 0), (0, 0)) + tuple((0, t) for t in tails))
+    return out
 
 
 # ---- im2col and col2im as ops (ops.unfold, ops.fold) ---------------------------------------------

@@ -61,6 +61,7 @@ class Mul(Binary):
     """x * y.  dx = dout * y;  dy = dout * x."""
 
     saves = ("x", "y")
+    saves_for = {0: ("y",), 1: ("x",)}
     forward = staticmethod(np.multiply)
 
     def bprop(self, saved, dout, needs):
@@ -81,6 +82,7 @@ class RealDiv(Binary):
     """x / y (true division; int / int gives float32).  dx = dout / y;  dy = -dout * out / y."""
 
     saves = ("y", "out")
+    saves_for = {0: ("y",), 1: ("y", "out")}
 
     def forward(self, x, y):
         return quiet(_true_divide, x, y)

@@ -105,8 +105,8 @@ class ReduceMean(_Reduce):
 
 @register
 class ReduceProd(_Reduce):
-    """Product over `axis`.  dx = broadcast(dout) * (product of the other elements), exact when
-    x has zeros."""
+    """Product over `axis`.  dx = broadcast(dout) * (product of the other elements), exact at
+    every order when x has zeros (see ProdOthers)."""
 
     amp_auto = "full"
     saves = ("x", "axis")
@@ -131,14 +131,41 @@ def _move_to_end(a, axes):
     return moved.reshape(moved.shape[:len(rest)] + (n,)), perm, moved.shape
 
 
+def _groups(t, axes):
+    """Tensor t as (rest..., n), each reduction group along the last axis (differentiably), and
+    what `_ungroup` needs to undo it."""
+    nd = t.ndim
+    axes = tuple(range(nd)) if axes is None else axes
+    rest = [i for i in range(nd) if i not in axes]
+    perm = rest + list(axes)
+    moved = t if perm == list(range(nd)) else A.transpose(t, perm)
+    shape = moved.shape
+    n = math.prod(shape[len(rest):])
+    return A.reshape(moved, shape[:len(rest)] + (n,)), (perm, shape)
+
+
+def _ungroup(t, back):
+    perm, shape = back
+    t = A.reshape(t, shape)
+    return t if perm == list(range(len(perm))) else A.transpose(t, np.argsort(perm).tolist())
+
+
 @register
 class ProdOthers(Primitive):
-    """For each element, the product of the other elements of its reduction group.
-    Second-order rule holds where the group has no zeros (else a clear error)."""
+    """For each element, the product of the other elements of its reduction group:
+    out_i = prod_{k != i} x_k (prefix times suffix products, no division, exact with zeros).
+
+    d out_i / d x_j = prod_{k != i, j} x_k for j != i, and 0 for j == i (the Hessian of the
+    group's product), so with cotangent g:  dx_j = sum_{i != j} g_i prod_{k != i, j} x_k.
+    With L_j = prod_{k<j} x_k, R_j = prod_{k>j} x_k, that is dx = DL * R + L * DR, where DL
+    and DR are L's and R's derivatives along g. All four obey first-order linear recurrences
+    (L_j = x_{j-1} L_{j-1};  DL_j = x_{j-1} DL_{j-1} + g_{j-1} L_{j-1}, and mirrored for R),
+    computed by LinearScan: O(n log n) work per group, no division, so exact for any number
+    of zeros; LinearScan's bprop is LinearScan again, so every order is exact."""
 
     internal = True
     inputs = ("x", "axes")
-    saves = ("x", "axes", "out")
+    saves = ("x", "axes")
 
     def forward(self, x, axes):
         flat, perm, moved_shape = _move_to_end(x, axes)
@@ -150,15 +177,84 @@ class ProdOthers(Primitive):
         return np.transpose(others, np.argsort(perm))
 
     def bprop(self, saved, g, needs):
-        x, axes, out = saved
-        if (x._data == 0).any():
-            raise RuntimeError("For 'ReduceProd', the second derivative at an input containing "
-                               "zeros is not implemented")
-        # d(others_i)/dx_j = P / (x_i x_j) for j != i:  dx_j = (P / x_j) * (S - g_j / x_j),
-        # S = sum_i g_i / x_i, P = x_j * others_j.
-        r = g / x
-        s = reduce_sum(r, axes, True)
-        return (out * (s - r) if needs[0] else None), None
+        x, axes = saved
+        if not needs[0]:
+            return None, None
+        xf, back = _groups(x, axes)
+        if xf._data.size == 0:
+            return A.zeros_like(x), None
+        gf = _groups(g, axes)[0]
+        first = np.zeros(xf.shape, xf._data.dtype)
+        first[..., 0] = 1
+        last = np.zeros(xf.shape, xf._data.dtype)
+        last[..., -1] = 1
+        cx = _shift(xf, 1)  # the prefix recurrences multiply by x_{j-1}
+        left = linear_scan(cx, _const(first))
+        right = linear_scan(xf, _const(last), reverse=True)
+        dleft = linear_scan(cx, _shift(gf * left, 1))
+        dright = linear_scan(xf, _shift(gf * right, -1), reverse=True)
+        return _ungroup(dleft * right + left * dright, back), None
+
+
+def _shift(t, k):
+    """t shifted by k = +1 or -1 along its last axis, zero filled: out_j = t_{j-k}."""
+    return A.pad(t, ((0, 0),) * (t.ndim - 1) + ((k, -k),))
+
+
+def _scan_array(c, b, reverse):
+    """NumPy LinearScan along the last axis: Hillis-Steele doubling, log2(n) whole-array steps.
+    After the step of distance d, s_j holds the recurrence started d*2 elements back and a_j the
+    product of the c over that window; c_0 (c_{n-1}'s mirror when reversed) is never read."""
+    dt = np.result_type(c, b)
+    if reverse:  # s_j = c_{j+1} s_{j+1} + b_j is the forward recurrence on the flipped arrays
+        s = np.array(b[..., ::-1], dt)
+        a = np.empty(c.shape, dt)
+        a[..., 1:] = c[..., :0:-1]
+        a[..., :1] = 0
+    else:
+        s = np.array(b, dt)
+        a = np.array(c, dt)
+    n = s.shape[-1]
+    d = 1
+    while d < n:
+        s[..., d:] += a[..., d:] * s[..., :-d]  # the product is taken before s is written
+        if 2 * d < n:
+            a[..., 2 * d:] = a[..., 2 * d:] * a[..., d:-d]
+        d *= 2
+    return s[..., ::-1].copy() if reverse else s
+
+
+@register
+class LinearScan(Primitive):
+    """First-order linear recurrence along the last axis (c and b of one shape, rank >= 1):
+    s_j = c_j s_{j-1} + b_j from s_{-1} = 0, or with `reverse`, s_j = c_{j+1} s_{j+1} + b_j from
+    s_n = 0; c_j links elements j-1 and j either way, and c_0 is unused.
+
+    Transposing a recurrence reverses it over the same links, so with r = LinearScan(not
+    reverse)(c, dout):  db = r;  dc_j = r_j s_{j-1} (forward) or r_{j-1} s_j (reverse), and
+    dc_0 = 0. Products and sums only: exact where c or b has zeros, differentiable again."""
+
+    internal = True
+    amp_auto = "full"
+    inputs = ("c", "b")
+    saves = ("c", "out")
+
+    def __init__(self, reverse=False):
+        super().__init__()
+        self.reverse = reverse
+
+    def forward(self, c, b):
+        return _scan_array(c, b, self.reverse)
+
+    def bprop(self, saved, dout, needs):
+        c, out = saved
+        if out._data.shape[-1] == 0:
+            return (A.zeros_like(c) if needs[0] else None), (A.zeros_like(out) if needs[1] else None)
+        r = linear_scan(c, dout, not self.reverse)
+        dc = None
+        if needs[0]:
+            dc = _shift(r, 1) * out if self.reverse else r * _shift(out, 1)
+        return dc, (r if needs[1] else None)
 
 
 class _ReduceExtreme(_Reduce):
@@ -399,12 +495,18 @@ class CumSum(Primitive):
 # ================================ functional forms (used by bprops and ops) ========================
 
 _PROD_OTHERS = ProdOthers()
+_LINEAR_SCAN = {False: LinearScan(False), True: LinearScan(True)}
 _REDUCE_SUM = {False: ReduceSum(False), True: ReduceSum(True)}
 _REDUCE_MEAN = {False: ReduceMean(False), True: ReduceMean(True)}
 
 
 def prod_others(x, axes):
     return apply(_PROD_OTHERS, (x, axes))
+
+
+def linear_scan(c, b, reverse=False):
+    """s_j = c_j s_{j-1} + b_j along the last axis (reverse: s_j = c_{j+1} s_{j+1} + b_j)."""
+    return apply(_LINEAR_SCAN[reverse], (c, b))
 
 
 def reduce_sum(x, axis=None, keep_dims=False):
