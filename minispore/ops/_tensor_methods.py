@@ -574,10 +574,11 @@ def _alias(t):
 
 def _write_back(self, out, what):
     tape = _state.tape
+    if tape is not None and isinstance(self, Parameter) and \
+            (out._tape is tape.token or self._tape is tape.token):
+        raise RuntimeError(f"For 'Tensor.{what}', Parameter '{self.name}' is being "
+                           "differentiated and cannot be written in place")
     if tape is not None and out._tape is tape.token:
-        if isinstance(self, Parameter):
-            raise RuntimeError(f"For 'Tensor.{what}', Parameter '{self.name}' is being "
-                               "differentiated and cannot be written in place")
         _rebind(self, M.cast(out, self._data.dtype))
         _carry_write(self, what)
         return
@@ -591,6 +592,8 @@ def _write_back(self, out, what):
         np.copyto(self._data, arr)
     else:  # under a transform the old buffer may be shared with saved values: replace it
         self._data = arr.copy() if arr is out._data and arr.base is not None else arr
+        if tape is not None and self._tape is tape.token and type(self) is not Parameter:
+            self._tape = None  # the written value is a constant: its old links are cut
     _writes.bump_version(self)
     if not in_place:
         _carry_write(self, what)
