@@ -7,7 +7,6 @@ import numpy as np
 from ..common import _writes
 from ..common.tensor import Tensor
 from ..ops.primitive import Primitive
-from . import tape as _tape
 from .engine import _fit, vjp_of
 from .tape import _tracked, needs_of, pause_recording, recording
 

@@ -469,6 +469,16 @@ def _target(fn, what):
     return fn
 
 
+def _transform_args(fn, grad_position, weights, what):
+    fn = _target(fn, what)
+    positions, single_pos = _normalize_positions(grad_position, what)
+    weights, single_w = _normalize_weights(weights, what)
+    if positions is None and weights is None:
+        raise ValueError(f"For '{what}', 'grad_position' and 'weights' can not be None at the "
+                         "same time")
+    return fn, positions, single_pos, weights, single_w
+
+
 def value_and_grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False,
                    sens_param=False):
     """A function returning `(fn(*args), gradients)`.
@@ -495,12 +505,8 @@ def value_and_grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=
             position, a function returning None or a non-float output.
     """
     what = "value_and_grad"
-    fn = _target(fn, what)
-    positions, single_pos = _normalize_positions(grad_position, what)
-    weights, single_w = _normalize_weights(weights, what)
-    if positions is None and weights is None:
-        raise ValueError(f"For '{what}', 'grad_position' and 'weights' can not be None at the "
-                         "same time")
+    fn, positions, single_pos, weights, single_w = _transform_args(fn, grad_position, weights,
+                                                                   what)
 
     def value_and_grad_fn(*args, **kwargs):
         args, sens = _split_sens(args, sens_param, what)
@@ -517,12 +523,8 @@ def grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False, sen
     result structures). With `has_aux=True` it returns `(gradients, aux)` where `aux` is always a
     tuple of the outputs after the first."""
     what = "grad"
-    fn = _target(fn, what)
-    positions, single_pos = _normalize_positions(grad_position, what)
-    weights, single_w = _normalize_weights(weights, what)
-    if positions is None and weights is None:
-        raise ValueError(f"For '{what}', 'grad_position' and 'weights' can not be None at the "
-                         "same time")
+    fn, positions, single_pos, weights, single_w = _transform_args(fn, grad_position, weights,
+                                                                   what)
 
     def grad_fn(*args, **kwargs):
         args, sens = _split_sens(args, sens_param, what)

@@ -3,9 +3,8 @@ tables of a Cell and the identity nodes that give `Cell.register_backward_hook` 
 and the handles that remove them."""
 import itertools
 import weakref
-from collections.abc import Callable
 
-from .._validator import check_callable, check_type
+from .._validator import check_callable
 from ..common.tensor import Tensor
 from ..ops.operations.math_ops import cast
 from .tape import _state, apply
@@ -57,11 +56,6 @@ class _Table(dict):
         else:
             self[key] = entry
         return key
-
-
-def _check_callable(hook):
-    """A Cell's hook function (`Cell._add_hook` calls this), in the validator's words."""
-    return check_type(hook, Callable, "hook_fn", "Cell", "a callable hook function")
 
 
 # ---- Tensor.register_hook ------------------------------------------------------------------------

@@ -1,15 +1,16 @@
 """Cell: the base of every network, with MindSpore's registration and parameter naming rules."""
 import functools
 from collections import OrderedDict
+from collections.abc import Callable
 
 import numpy as np
 
-from ..common import _writes
 from .._autodiff import hooks as _hooks
 from .._autodiff.custom import call_with_bprop
 from .._autodiff.recompute import run_recomputed
 from .._autodiff.tape import compute_in, recording
-from ..common import dtype as mstype
+from .._validator import check_type
+from ..common import _writes, dtype as mstype
 from ..common.parameter import Parameter, ParameterTuple
 from ..common.tensor import Tensor
 from ..ops.operations.math_ops import cast
@@ -423,7 +424,7 @@ class Cell:
         return hooks
 
     def _add_hook(self, table, entry, prepend=False):
-        _hooks._check_callable(entry[0])
+        check_type(entry[0], Callable, "hook_fn", "Cell", "a callable hook function")
         key = table.add(entry, prepend)
         self._refresh_call_path()
         return _hooks.HookHandle(table, key, self)

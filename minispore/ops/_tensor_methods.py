@@ -186,21 +186,7 @@ def __setitem__(self, index, value):
     if copied:
         arr = arr.copy()
     _writes.record(self, in_place=not copied)
-    src = value._data if isinstance(value, Tensor) else value
-    try:
-        try:
-            arr[index] = src
-        except OverflowError:  # a Python int out of the dtype's range wraps, as a C cast does
-            arr[index] = np.asarray(src).astype(arr.dtype)
-    except OverflowError:
-        raise ValueError(f"For 'Tensor.__setitem__', the value {src} is out of range for "
-                         f"{self.dtype}") from None
-    except IndexError as e:
-        raise IndexError(f"For 'Tensor.__setitem__', {e} (tensor shape {arr.shape})") from None
-    except ValueError as e:
-        raise ValueError(f"For 'Tensor.__setitem__', cannot write a value of shape "
-                         f"{np.shape(src)} into a tensor of shape {arr.shape} at this index: "
-                         f"{e}") from None
+    A.write_at(arr, index, value._data if isinstance(value, Tensor) else value)
     self._data = arr
     _writes.bump_version(self)
     if copied:

@@ -13,16 +13,16 @@ from hypothesis import strategies as st
 
 import minispore as ms
 from minispore import Tensor, nn, ops
-from minispore.common import initializer as init_mod
 from minispore.common.initializer import (Constant, HeNormal, HeUniform, Initializer, Normal,
                                           Orthogonal, TruncatedNormal, Uniform, VarianceScaling,
                                           XavierNormal, XavierUniform, initializer)
+from minispore.common.seed import generator
 from minispore.testing import check_grads
 
 _FIXTURE = os.path.join(os.path.dirname(__file__), "data", "mindspore_conv_transpose.npz")
 
 
-# ---- initializers: memory -------------------------------------------------------------------------
+# ---- initializers: memory ------------------------------------------------------------------------
 
 def _peak(fn):
     """(result, bytes allocated at the peak of fn() above what was live before it)."""
@@ -86,7 +86,7 @@ def test_embedding_padding_row_is_zero_and_others_drawn():
     assert not table[48].any() and table[:48].std() > 0.005
 
 
-# ---- initializers: the same values as one float64 draw cast to the dtype ---------------------------
+# ---- initializers: the same values as one float64 draw cast to the dtype -------------------------
 
 def _old_truncated(g, mean, sigma, a, b, shape):
     out = g.normal(mean, sigma, shape)
@@ -120,7 +120,7 @@ def test_initializer_values_equal_one_float64_draw_cast_to_the_dtype(name, dtype
     ms.set_seed(17)
     got = initializer(init, shape, dtype).asnumpy()
     ms.set_seed(17)
-    g = init_mod.generator()
+    g = generator()
     if reference is None:  # orthogonal: as before, QR of one standard normal draw
         q, r = np.linalg.qr(g.standard_normal((40, 30)))
         want = 1.5 * q * np.sign(np.diag(r))
@@ -134,7 +134,7 @@ def test_variance_scaling_truncated_equals_its_truncated_normal():
     got = initializer(VarianceScaling(3.0, "fan_in", "truncated_normal"), (_N // 5, 5))
     std = np.sqrt(3.0 / 5) / 0.87962566103423978
     ms.set_seed(2)
-    want = _old_truncated(init_mod.generator(), 0.0, std, -2 * std, 2 * std, (_N // 5, 5))
+    want = _old_truncated(generator(), 0.0, std, -2 * std, 2 * std, (_N // 5, 5))
     np.testing.assert_array_equal(got.asnumpy(), want.astype(np.float32))
 
 
@@ -147,7 +147,7 @@ def test_constant_and_integer_targets_cast_as_before():
     ms.set_seed(1)
     ints = initializer(Normal(3.0), (1000,), ms.int32).asnumpy()
     ms.set_seed(1)
-    np.testing.assert_array_equal(ints, init_mod.generator().normal(0, 3.0, 1000).astype(np.int32))
+    np.testing.assert_array_equal(ints, generator().normal(0, 3.0, 1000).astype(np.int32))
 
 
 def test_custom_initializer_with_fill_still_works():
@@ -163,7 +163,7 @@ def test_custom_initializer_with_fill_still_works():
         initializer(Initializer(), (2,))
 
 
-# ---- transposed convolution: output_padding below the stride or the dilation -----------------------
+# ---- transposed convolution: output_padding below the stride or the dilation ---------------------
 
 def _reference_transpose(x, w, stride, before, dilation, outs, groups):
     """The transposed convolution by its definition: input pixel j and kernel tap t add

@@ -510,6 +510,25 @@ class GetitemGrad(Primitive):
         return getitem(g, saved[0]), None, None
 
 
+def write_at(a, index, value):
+    """a[index] = value in place, with `Tensor.__setitem__`'s errors (a Python int out of the
+    dtype's range wraps, as a C cast does)."""
+    try:
+        try:
+            a[index] = value
+        except OverflowError:
+            a[index] = np.asarray(value).astype(a.dtype)
+    except OverflowError:
+        raise ValueError(f"For 'Tensor.__setitem__', the value {value} is out of range for "
+                         f"{mstype.from_np(a.dtype)}") from None
+    except IndexError as e:
+        raise IndexError(f"For 'Tensor.__setitem__', {e} (tensor shape {a.shape})") from None
+    except ValueError as e:
+        raise ValueError(f"For 'Tensor.__setitem__', cannot write a value of shape "
+                         f"{np.shape(value)} into a tensor of shape {a.shape} at this index: "
+                         f"{e}") from None
+
+
 @register
 class Setitem(Primitive):
     """A copy of x with x[index] = value.  dx = dout with dout[index] = 0;
@@ -523,14 +542,7 @@ class Setitem(Primitive):
 
     def forward(self, x, index, value):
         out = x.copy()
-        try:
-            out[index] = value
-        except IndexError as e:
-            raise IndexError(f"For 'Tensor.__setitem__', {e} (tensor shape {x.shape})") from None
-        except ValueError as e:
-            raise ValueError(f"For 'Tensor.__setitem__', cannot write a value of shape "
-                             f"{np.shape(value)} at the given index of a tensor of shape "
-                             f"{x.shape}: {e}") from None
+        write_at(out, index, value)
         return out
 
     def bprop(self, saved, dout, needs):

@@ -366,7 +366,7 @@ def conv_backprop_filter(prim, g, x, w_shape, cols=None):
     return apply(_conv_like(prim, "filter"), (g, x, tuple(w_shape), cols))
 
 
-# ---- transposed convolution (ops.conv_transpose2d, nn.Conv2dTranspose, nn.Conv3dTranspose) --------
+# ---- transposed convolution (ops.conv_transpose2d, nn.Conv2dTranspose, nn.Conv3dTranspose) ---
 
 def output_padding_ntuple(output_padding, stride, dilation, op):
     """`output_padding` as one int per spatial dim, each within MindSpore's rule: non-negative

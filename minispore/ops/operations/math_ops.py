@@ -10,13 +10,12 @@ import math
 import numpy as np
 
 from ..._autodiff import tape as _tape
-from ..._autodiff.tape import apply, binary, call1, call2, recording, wrap
+from ..._autodiff.tape import apply, binary, call1, wrap
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
 from ..primitive import Binary, Primitive, Unary, register
 from . import array_ops as A
-from ._kernels import erf as _erf, erfc as _erfc, erfinv as _erfinv, keep_shape, \
-    normalize_axes, normalize_axis, quiet
+from ._kernels import erf as _erf, erfc as _erfc, erfinv as _erfinv, quiet
 
 _f32 = np.dtype(np.float32)
 

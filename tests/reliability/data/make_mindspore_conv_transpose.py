@@ -6,7 +6,8 @@ MindSpore adds the output_padding rows after the bias, as zeros; minispore compu
 transposed convolution's own rows (the adjoint of conv2d). The two agree where those rows get no
 contribution: with no bias and no bottom/right padding, the cases below.
 
-Run with real MindSpore: /tmp/msvenv/bin/python tests/reliability/data/make_mindspore_conv_transpose.py
+Run with real MindSpore (CPU), from the repository root:
+    python tests/reliability/data/make_mindspore_conv_transpose.py
 """
 import os
 
