@@ -5,16 +5,31 @@ Files are data, never code: nothing is unpickled, every header is checked agains
 size before anything is allocated, and a corrupt, truncated, empty or mismatched file raises a
 ValueError naming the file (and the sample, where one is at fault). Data is read on first use
 and shared by the datasets derived from one source.
+
+Special files and links (docs/reliability.md §7). Only regular files are read: a FIFO, socket,
+device or directory where a data file or an image is expected is refused, never opened or waited
+on (`_files.open_regular`: O_NONBLOCK, then fstat of the opened descriptor). Sizes are checked
+before reading: a data file must match its header or record size and hold at most
+`_files.MAX_DATA_FILE_BYTES` (2 GiB), an image file at most `_files.MAX_IMAGE_BYTES` (256 MiB).
+The dataset folder may itself be a symbolic link; it is resolved once, and below it:
+- a symbolic link to a file is read only if its fully resolved target lies inside the folder; a
+  link that leaves it (through `..`, an absolute path, /dev/zero...), dangles or loops is
+  refused with a ValueError naming it, when the dataset is built;
+- symbolic links to folders are never followed (skipped, like `os.walk` and `find` do), so a
+  walk cannot loop or leave the folder; no folder is walked twice (bind mounts), and a real
+  folder named like an image is walked as a folder.
 """
 import io
 import os
 import re
+import stat
 import struct
 import threading
 
 import numpy as np
 
 from .._validator import check_bool, check_int, check_one_of, check_sequence, check_type
+from . import _files
 from ._base import MappableDataset, check_workers
 from .samplers import select_sampler
 
@@ -23,34 +38,49 @@ __all__ = ["Cifar10Dataset", "Cifar100Dataset", "FashionMnistDataset", "ImageFol
 
 
 def _check_dir(owner, dataset_dir):
+    """(the folder as given, the folder fully resolved: where everything is read from)."""
     path = os.fspath(check_type(dataset_dir, (str, os.PathLike), "dataset_dir", owner,
                                 "a str or path"))
     if not os.path.isdir(path):
         raise ValueError(f"For '{owner}', 'dataset_dir' {path!r} does not exist or is not a "
                          f"directory")
-    return path
+    return path, os.path.realpath(path)
 
 
 def _check_usage(owner, usage, allowed=("train", "test", "all")):
     return check_one_of("all" if usage is None else usage, allowed, "usage", owner)
 
 
-def _regular_file(owner, path):
-    if os.path.isdir(path):
-        raise ValueError(f"For '{owner}', {path!r} is a directory, but a data file is expected "
-                         f"there")
-    if not os.path.isfile(path):
+def _open_data(owner, path, target):
+    """(binary file, size) of the data file `path`, opened as `target` (see _data_file)."""
+    try:
+        return _files.open_regular(target, owner, follow_symlinks=False,
+                                   max_size=_files.MAX_DATA_FILE_BYTES,
+                                   label=_files.describe(path, target), what="a data file")
+    except OSError as e:
+        raise ValueError(f"For '{owner}', cannot read the data file {path!r}: {e}") from None
+
+
+def _data_file(owner, root, path):
+    """(path to open, size) of the data file `path` in the resolved folder `root`: a regular
+    file, or a symbolic link to one inside `root`, of at most MAX_DATA_FILE_BYTES."""
+    if not os.path.lexists(path):
         raise ValueError(f"For '{owner}', the data file {path!r} does not exist")
-    return os.path.getsize(path)
+    target = _files.resolve_inside(root, path, owner)
+    f, size = _open_data(owner, path, target)
+    f.close()
+    return target, size
 
 
-def _read_exact(owner, path, size):
-    """The file's bytes, which must be exactly `size` (it may have changed since checked)."""
-    with open(path, "rb") as f:
-        data = f.read(size + 1)
+def _read_exact(owner, path, target, size):
+    """The bytes of the data file `path` (opened as `target`), which must be exactly `size` (it
+    may have changed since it was checked)."""
+    f, now = _open_data(owner, path, target)
+    with f:
+        data = f.read(size + 1) if now == size else b""
     if len(data) != size:
         raise ValueError(f"For '{owner}', {path!r} changed while being read: expected {size} "
-                         f"bytes, got {len(data)}")
+                         f"bytes, it has {now}")
     return data
 
 
@@ -73,15 +103,19 @@ class _Lazy:
 _IDX_IMAGES, _IDX_LABELS = 0x00000803, 0x00000801  # ubyte data, 3 and 1 dimensions
 
 
-def _idx_header(owner, path, magic, ndim):
-    """The dims of an IDX file, checked: magic, positive image dims, exact size."""
-    size = _regular_file(owner, path)
+def _idx_header(owner, root, path, magic, ndim):
+    """(dims, header length, path to open) of an IDX file, checked: magic, positive image dims,
+    exact size."""
+    if not os.path.lexists(path):
+        raise ValueError(f"For '{owner}', the data file {path!r} does not exist")
+    target = _files.resolve_inside(root, path, owner)
+    f, size = _open_data(owner, path, target)
     head_len = 4 + 4 * ndim
-    if size < head_len:
+    with f:
+        head = f.read(head_len)
+    if size < head_len or len(head) < head_len:
         raise ValueError(f"For '{owner}', {path!r} is too short for an IDX header: {size} bytes, "
                          f"need at least {head_len}")
-    with open(path, "rb") as f:
-        head = f.read(head_len)
     (got,) = struct.unpack(">I", head[:4])
     if got != magic:
         raise ValueError(f"For '{owner}', {path!r} is not an IDX {ndim}-d ubyte file: magic "
@@ -94,7 +128,7 @@ def _idx_header(owner, path, magic, ndim):
         what = "truncated" if size < need else "longer than its header says"
         raise ValueError(f"For '{owner}', {path!r} is {what}: its header declares dims {dims} "
                          f"({need} bytes) but the file has {size} bytes")
-    return dims, head_len
+    return dims, head_len, target
 
 
 class MnistDataset(MappableDataset):
@@ -111,8 +145,10 @@ class MnistDataset(MappableDataset):
         num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id: as usual.
 
     Raises:
-        ValueError: a missing folder or file, a bad magic number, a size that does not match the
-            header, or image and label files with different counts (naming the files).
+        ValueError: a missing folder or file, a file that is not a regular file (a FIFO, device,
+            socket, directory) or is a symbolic link leaving `dataset_dir`, dangling or looping,
+            a bad magic number, a size that does not match the header or is over 2 GiB, or image
+            and label files with different counts (naming the files).
     """
 
     _owner = "MnistDataset"
@@ -120,21 +156,21 @@ class MnistDataset(MappableDataset):
     def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None,
                  shuffle=None, sampler=None, num_shards=None, shard_id=None, cache=None):
         owner = self._owner
-        root = _check_dir(owner, dataset_dir)
-        self.dataset_dir, self.usage = root, _check_usage(owner, usage)
+        self.dataset_dir, root = _check_dir(owner, dataset_dir)
+        self.usage = _check_usage(owner, usage)
         prefixes = {"train": ["train"], "test": ["t10k"], "all": ["t10k", "train"]}[self.usage]
         parts = []
         for prefix in prefixes:
             img = os.path.join(root, f"{prefix}-images-idx3-ubyte")
             lab = os.path.join(root, f"{prefix}-labels-idx1-ubyte")
-            if self.usage == "all" and not os.path.exists(img) and not os.path.exists(lab):
+            if self.usage == "all" and not os.path.lexists(img) and not os.path.lexists(lab):
                 continue
-            (count, rows, cols), img_off = _idx_header(owner, img, _IDX_IMAGES, 3)
-            (lcount,), lab_off = _idx_header(owner, lab, _IDX_LABELS, 1)
+            (count, rows, cols), img_off, img_at = _idx_header(owner, root, img, _IDX_IMAGES, 3)
+            (lcount,), lab_off, lab_at = _idx_header(owner, root, lab, _IDX_LABELS, 1)
             if count != lcount:
                 raise ValueError(f"For '{owner}', {img!r} holds {count} images but {lab!r} holds "
                                  f"{lcount} labels")
-            parts.append((img, img_off, count, rows, cols, lab, lab_off))
+            parts.append(((img, img_at), img_off, count, rows, cols, (lab, lab_at), lab_off))
         if not parts:
             raise ValueError(f"For '{owner}', no MNIST files (train-images-idx3-ubyte, "
                              f"t10k-images-idx3-ubyte, ...) found in {root!r}")
@@ -148,9 +184,10 @@ class MnistDataset(MappableDataset):
     def _load(self):
         out = []
         for img, img_off, count, rows, cols, lab, lab_off in self._parts:
-            images = np.frombuffer(_read_exact(self._owner, img, img_off + count * rows * cols),
-                                   np.uint8, offset=img_off).reshape(count, rows, cols, 1)
-            labels = np.frombuffer(_read_exact(self._owner, lab, lab_off + count), np.uint8,
+            images = np.frombuffer(
+                _read_exact(self._owner, *img, img_off + count * rows * cols), np.uint8,
+                offset=img_off).reshape(count, rows, cols, 1)
+            labels = np.frombuffer(_read_exact(self._owner, *lab, lab_off + count), np.uint8,
                                    offset=lab_off)
             out.append((images, labels))
         return out
@@ -189,8 +226,8 @@ class _CifarBase(MappableDataset):
     def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None,
                  shuffle=None, sampler=None, num_shards=None, shard_id=None, cache=None):
         owner = self._owner
-        root = _check_dir(owner, dataset_dir)
-        self.dataset_dir, self.usage = root, _check_usage(owner, usage)
+        self.dataset_dir, root = _check_dir(owner, dataset_dir)
+        self.usage = _check_usage(owner, usage)
         names = sorted(os.listdir(root), key=_natural_key)
         train = [n for n in names if self._train_re.match(n)]
         test = [n for n in names if self._test_re.match(n)]
@@ -202,12 +239,12 @@ class _CifarBase(MappableDataset):
         self._files, counts = [], []
         for name in files:
             path = os.path.join(root, name)
-            size = _regular_file(owner, path)
+            target, size = _data_file(owner, root, path)
             if size == 0 or size % rec:
                 raise ValueError(f"For '{owner}', {path!r} has {size} bytes, which is not a "
                                  f"positive multiple of the {rec}-byte record: the file is empty, "
                                  f"truncated or not the binary version of the dataset")
-            self._files.append((path, size))
+            self._files.append((path, target, size))
             counts.append(size // rec)
         self._offsets = np.cumsum([0] + counts)
         self._store = _Lazy(self._load)
@@ -217,8 +254,8 @@ class _CifarBase(MappableDataset):
 
     def _load(self):
         out, lb = [], self._label_bytes
-        for path, size in self._files:
-            recs = np.frombuffer(_read_exact(self._owner, path, size), np.uint8).reshape(
+        for path, target, size in self._files:
+            recs = np.frombuffer(_read_exact(self._owner, path, target, size), np.uint8).reshape(
                 -1, lb + 3072)
             labels = recs[:, :lb]
             for j, limit in enumerate(self._num_classes):
@@ -254,8 +291,10 @@ class Cifar10Dataset(_CifarBase):
     which needs exactly 10000 records per file, any whole number of records is accepted.
 
     Raises:
-        ValueError: a missing folder, no matching files, a size that is not a whole number of
-            3073-byte records, or a label outside [0, 10) (naming the file and the sample).
+        ValueError: a missing folder, no matching files, a file that is not a regular file or is
+            a symbolic link leaving `dataset_dir` (as MnistDataset), a size that is not a whole
+            number of 3073-byte records or is over 2 GiB, or a label outside [0, 10) (naming
+            the file and the sample).
     """
 
     _train_re = re.compile(r"^data_batch_\d+\.bin$")
@@ -280,6 +319,58 @@ class Cifar100Dataset(_CifarBase):
 
 # ---- class folders ----------------------------------------------------------------------------
 
+def _list(owner, folder):
+    """The entries of `folder`, sorted by name."""
+    try:
+        with os.scandir(folder) as it:
+            return sorted(it, key=lambda e: e.name)
+    except OSError as e:
+        raise ValueError(f"For '{owner}', cannot list the folder {folder!r}: {e}") from None
+
+
+def _image_files(owner, root, top, extensions, seen):
+    """(path, path to open) of the files under `top`, a real folder inside the resolved folder
+    `root`, in os.walk's order with sorted names: a folder's files, then its subfolders, depth
+    first. Symbolic links to folders are not followed and no folder is walked twice (`seen`
+    holds (device, inode) pairs), so the walk ends and stays inside `root`; a symbolic link to
+    a file is resolved inside `root` (or refused); a FIFO, socket or device is refused."""
+    out, stack = [], [top]
+    while stack:
+        folder = stack.pop()
+        try:
+            info = os.stat(folder, follow_symlinks=False)
+        except OSError as e:
+            raise ValueError(f"For '{owner}', cannot list the folder {folder!r}: {e}") from None
+        if (info.st_dev, info.st_ino) in seen:
+            continue
+        seen.add((info.st_dev, info.st_ino))
+        subfolders = []
+        for entry in _list(owner, folder):
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    subfolders.append(entry.path)
+                    continue
+                if extensions is not None and not entry.name.lower().endswith(extensions):
+                    continue
+                if entry.is_symlink():
+                    if os.path.isdir(entry.path):  # (False for a loop: refused below)
+                        continue  # a symbolic link to a folder: never followed
+                    target = _files.resolve_inside(root, entry.path, owner)
+                    mode = os.stat(target, follow_symlinks=False).st_mode
+                else:
+                    target = entry.path
+                    mode = stat.S_IFREG if entry.is_file(follow_symlinks=False) else \
+                        entry.stat(follow_symlinks=False).st_mode
+            except OSError as e:
+                raise ValueError(f"For '{owner}', cannot read {entry.path!r}: {e}") from None
+            if not stat.S_ISREG(mode):
+                raise ValueError(f"For '{owner}', {_files.describe(entry.path, target)} is not a "
+                                 f"regular file: it is {_files.kind_of(mode)}")
+            out.append((entry.path, target))
+        stack.extend(reversed(subfolders))
+    return out
+
+
 def _decode_image(owner, data, where):
     """HWC uint8 RGB array of an encoded image (Pillow)."""
     try:
@@ -300,7 +391,9 @@ class ImageFolderDataset(MappableDataset):
 
     Labels are int32 class indices: the class folders sorted by name get 0, 1, ... unless
     `class_indexing` maps folder names to labels (then only those folders are read). Files are
-    read in sorted order, recursively inside each class folder.
+    read in sorted order, recursively inside each class folder. Symbolic links to folders (class
+    folders included) are not followed; a symbolic link to a file is read only if it resolves
+    inside `dataset_dir`; only regular files of at most 256 MiB are read (module docstring).
 
     Args:
         dataset_dir (str): the root folder.
@@ -315,7 +408,9 @@ class ImageFolderDataset(MappableDataset):
 
     Raises:
         ValueError: a missing folder, no files, a `class_indexing` folder that does not exist,
-            an undecodable image (naming the file and the sample).
+            a FIFO, socket or device, a symbolic link that leaves `dataset_dir`, dangles or
+            loops (when the dataset is built); an image file over 256 MiB, an undecodable
+            image (when it is read; naming the file and the sample).
         ImportError: `decode=True` without Pillow.
     """
 
@@ -323,7 +418,7 @@ class ImageFolderDataset(MappableDataset):
                  sampler=None, extensions=None, class_indexing=None, decode=False,
                  num_shards=None, shard_id=None, cache=None, decrypt=None):
         owner = "ImageFolderDataset"
-        root = _check_dir(owner, dataset_dir)
+        given, root = _check_dir(owner, dataset_dir)
         if check_bool(decode, "decode", owner):
             try:
                 import PIL  # noqa: F401
@@ -334,7 +429,8 @@ class ImageFolderDataset(MappableDataset):
             extensions = check_sequence(extensions, "extensions", owner, expected="a list of str")
             extensions = tuple(check_type(e, str, f"extensions[{k}]", owner).lower()
                                for k, e in enumerate(extensions))
-        folders = sorted(d for d in os.listdir(root) if os.path.isdir(os.path.join(root, d)))
+        entries = _list(owner, root)
+        folders = [e.name for e in entries if e.is_dir(follow_symlinks=False)]
         if class_indexing is None:
             class_indexing = {d: i for i, d in enumerate(folders)}
         else:
@@ -344,23 +440,27 @@ class ImageFolderDataset(MappableDataset):
                 check_int(v, f"class_indexing[{k!r}]", owner)
             missing = [k for k in class_indexing if k not in folders]
             if missing:
+                links = {e.name for e in entries if e.is_symlink()}
+                note = "" if links.isdisjoint(missing) else (
+                    f" ({sorted(links.intersection(missing))} are symbolic links, and symbolic "
+                    f"links to folders are not followed)")
                 raise ValueError(f"For '{owner}', 'class_indexing' names folders {missing} that "
-                                 f"are not in {root!r}")
+                                 f"are not in {root!r}{note}")
             folders = [d for d in folders if d in class_indexing]
-        files, labels = [], []
+        files, labels, targets, seen = [], [], {}, set()
         for d in folders:
-            for base, subdirs, names in os.walk(os.path.join(root, d)):
-                subdirs.sort()
-                for name in sorted(names):
-                    if extensions is None or name.lower().endswith(extensions):
-                        files.append(os.path.join(base, name))
-                        labels.append(class_indexing[d])
+            for path, target in _image_files(owner, root, os.path.join(root, d), extensions,
+                                             seen):
+                if target != path:
+                    targets[len(files)] = target
+                files.append(path)
+                labels.append(class_indexing[d])
         if not files:
             raise ValueError(f"For '{owner}', no image files found in the class folders of "
                              f"{root!r}")
-        self.dataset_dir, self.decode = root, bool(decode)
+        self.dataset_dir, self.decode = given, bool(decode)
         self._class_indexing = dict(class_indexing)
-        self._files, self._labels = files, labels
+        self._files, self._labels, self._targets = files, labels, targets
         super().__init__(check_workers(owner, num_parallel_workers),
                          select_sampler(owner, num_samples, shuffle, sampler, num_shards,
                                         shard_id))
@@ -381,14 +481,21 @@ class ImageFolderDataset(MappableDataset):
 
     def _get_row(self, index):
         path = self._files[index]
+        target = self._targets.get(index, path)
+        where = f"{_files.describe(path, target)} (sample {index})"
         try:
-            with open(path, "rb") as f:
-                data = f.read()
+            f, size = _files.open_regular(target, "ImageFolderDataset", follow_symlinks=False,
+                                          max_size=_files.MAX_IMAGE_BYTES, label=where,
+                                          what="an image file")
+            with f:
+                data = f.read(size + 1)
         except OSError as e:
-            raise ValueError(f"For 'ImageFolderDataset', cannot read {path!r} (sample {index}): "
-                             f"{e}") from None
+            raise ValueError(f"For 'ImageFolderDataset', cannot read {where}: {e}") from None
+        if len(data) != size:
+            raise ValueError(f"For 'ImageFolderDataset', {where} changed while being read: "
+                             f"expected {size} bytes, got {len(data)}")
         if self.decode:
-            image = _decode_image("ImageFolderDataset", data, f"{path!r} (sample {index})")
+            image = _decode_image("ImageFolderDataset", data, where)
         else:
             image = np.frombuffer(data, np.uint8).copy()
         return image, np.array(self._labels[index], dtype=np.int32)

@@ -11,13 +11,12 @@ the entry.
 import binascii
 import io
 import math
-import os
-import stat
 import warnings
 
 import numpy as np
 
 from ..common import dtype as mstype
+from ..dataset import _files
 
 __all__ = ["CKPT_TYPES", "CheckpointError", "checked_shape", "finish_array", "open_regular",
            "read_ckpt", "write_ckpt"]
@@ -366,17 +365,9 @@ def _sniff(head, fmt_fail):
 
 
 def open_regular(path, func):
-    """(binary file, size); a FIFO, device or socket is refused (never read, never waited on)."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise CheckpointError(f"For '{func}', {path!r} is not a regular file")
-        f = os.fdopen(fd, "rb")
-    except BaseException:
-        os.close(fd)
-        raise
-    return f, info.st_size
+    """(binary file, size); a FIFO, device, socket or directory is refused with a CheckpointError
+    (never read, never waited on): the opener shared with the dataset readers."""
+    return _files.open_regular(path, func, CheckpointError)
 
 
 def _crc_of(f, end):

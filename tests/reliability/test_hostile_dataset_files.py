@@ -131,3 +131,25 @@ def test_nothing_is_unpickled(tmp_path):
     (tmp_path / "data_batch_1.bin").write_bytes(pickle.dumps({"data": [1, 2, 3]}))
     with pytest.raises(ValueError, match="3073-byte record"):
         ds.Cifar10Dataset(tmp_path, usage="train")
+
+
+def test_dataset_dir_may_be_a_symlink(tmp_path):
+    os.makedirs(tmp_path / "data" / "cat")
+    (tmp_path / "data" / "cat" / "a.bin").write_bytes(b"abc")
+    write_mnist(tmp_path / "data", n_train=6, n_test=None)
+    os.symlink("data", tmp_path / "link")
+    assert ds.MnistDataset(str(tmp_path / "link"), usage="train").get_dataset_size() == 6
+    d = ds.ImageFolderDataset(str(tmp_path / "link"), extensions=[".bin"], shuffle=False)
+    [(image, label)] = list(d.create_tuple_iterator(output_numpy=True))
+    assert image.tobytes() == b"abc" and label == 0
+
+
+def test_symlinked_class_folder_is_not_followed(tmp_path):
+    os.makedirs(tmp_path / "cat")
+    (tmp_path / "cat" / "a.bin").write_bytes(b"abc")
+    os.symlink("cat", tmp_path / "dog")
+    d = ds.ImageFolderDataset(str(tmp_path), shuffle=False)
+    assert d.get_class_indexing() == {"cat": 0} and d.get_dataset_size() == 1
+    with pytest.raises(ValueError, match=r"\['dog'\] are symbolic links, and symbolic links to "
+                                         r"folders are not followed"):
+        ds.ImageFolderDataset(str(tmp_path), class_indexing={"dog": 0})

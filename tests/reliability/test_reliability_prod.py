@@ -92,7 +92,7 @@ def test_issue_example_second_derivative_of_prod_at_a_zero():
     check_grads(lambda y: ops.prod(y), [x], order=3)
 
 
-# ---- prod: random groups with random zeros --------------------------------------------------------
+# ---- prod: random groups with random zeros -------------------------------------------------------
 
 @given(data=st.data())
 def test_prod_orders_1_and_2_with_zeros(data):
@@ -157,23 +157,23 @@ def test_cumprod_hessian_is_exact(x):
     np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-12, atol=1e-12)
 
 
-# ---- edges: empty groups, 0-d input ---------------------------------------------------------------
+# ---- edges: empty groups, 0-d input --------------------------------------------------------------
 
+@pytest.mark.parametrize("keep_dims", [False, True])
 @pytest.mark.parametrize("shape, axis", [((2, 0, 3), 1), ((0, 3), 0), ((0, 3), 1), ((0,), ()),
                                          ((2, 0), (0, 1))])
-def test_prod_of_empty_groups(shape, axis):
+def test_prod_of_empty_groups(shape, axis, keep_dims):
     x = Tensor(np.zeros(shape))
-    for keep_dims in (False, True):
-        out = ops.prod(x, axis, keep_dims)
-        want = np.prod(x.asnumpy(), axis=None if axis == () else axis, keepdims=keep_dims)
-        np.testing.assert_array_equal(out.asnumpy(), want)
-        g1 = ms.grad(lambda y: ops.sum(ops.prod(y, axis, keep_dims)))
-        g2 = ms.grad(lambda y: ops.sum(g1(y)))
-        g3 = ms.grad(lambda y: ops.sum(g2(y)))
-        for g in (g1, g2, g3):
-            got = g(x)
-            assert got.shape == shape
-            np.testing.assert_array_equal(got.asnumpy(), np.zeros(shape))
+    out = ops.prod(x, axis, keep_dims)
+    want = np.prod(x.asnumpy(), axis=None if axis == () else axis, keepdims=keep_dims)
+    np.testing.assert_array_equal(out.asnumpy(), want)
+    g1 = ms.grad(lambda y: ops.sum(ops.prod(y, axis, keep_dims)))
+    g2 = ms.grad(lambda y: ops.sum(g1(y)))
+    g3 = ms.grad(lambda y: ops.sum(g2(y)))
+    for g in (g1, g2, g3):
+        got = g(x)
+        assert got.shape == shape
+        np.testing.assert_array_equal(got.asnumpy(), np.zeros(shape))
 
 
 def test_cumprod_along_an_empty_axis():

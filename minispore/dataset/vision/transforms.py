@@ -442,10 +442,13 @@ class RandomVerticalFlip(_RandomFlip):
 
 class Decode(TensorOperation):
     """Decode an encoded image (1-D uint8 array or bytes: JPEG, PNG, ...) to HWC uint8 RGB, or
-    a PIL image with `to_pil=True`. Needs Pillow (`pip install 'minispore[vision]'`).
+    a PIL image with `to_pil=True`. Needs Pillow (`pip install 'minispore[vision]'`). It takes
+    the bytes, never a path: files are read by the datasets (ImageFolderDataset), which refuse
+    special files and oversized ones.
 
     Raises:
         ImportError: Pillow is not installed. ValueError: the data is not a decodable image.
+        TypeError: the input is not bytes or a 1-D uint8 array (a path, for one).
     """
 
     def __init__(self, to_pil=False):

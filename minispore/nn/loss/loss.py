@@ -286,9 +286,14 @@ class DiceLoss(LossBase):
             raise ValueError(f"For '{owner}', 'logits' and 'label' must have the same shape, but "
                              f"got {logits.shape} and {label.shape}")
         label = M.cast(label, logits._data.dtype)
-        intersection = F.sum(logits * label)
-        union = F.sum(logits * logits) + F.sum(label * label)
-        return 1.0 - intersection * 2.0 / (union + self.smooth)
+        # float16 in float64, rounded once: the sums pass 65,504 long before their ratio does
+        return F._wide16(_dice, logits, label, self.smooth)
+
+
+def _dice(logits, label, smooth):
+    intersection = F.sum(logits * label)
+    union = F.sum(logits * logits) + F.sum(label * label)
+    return 1.0 - intersection * 2.0 / (union + smooth)
 
 
 class MultiMarginLoss(LossBase):
@@ -612,16 +617,19 @@ class MultiClassDiceLoss(LossBase):
                              f"'label' {label.shape}), but got shape {self.weights.shape}")
         if self.activation is not None:
             logits = self.activation(logits)
+        # float16 adds the classes up and divides in float64, rounding once (c past 65,504: inf)
+        wide = logits._data.dtype == F._F16 and (self.weights is None or
+                                                 self.weights._data.dtype == F._F16)
         total = 0.0
         for i in range(c):
             if i != self.ignore_indiex:
                 loss = self.binarydiceloss(logits[:, i], label[:, i])
                 if self.weights is not None:
                     loss = loss * self.weights[i]
-                total = total + loss
+                total = total + (M.cast(loss, F._WIDE) if wide else loss)
         if isinstance(total, float):  # every class ignored
             total = M.cast(Tensor(np.array(total)), logits._data.dtype)
-        return total / float(c)
+        return M.cast(total / float(c), F._F16) if wide else total / float(c)
 
 
 class MultilabelMarginLoss(LossBase):
@@ -677,7 +685,8 @@ def _pairwise_distance(x, y):
     if d.ndim == 0:
         raise ValueError("For 'TripletMarginWithDistanceLoss', the inputs must have at least one "
                          "axis, but got 0-d Tensors")
-    return F.sqrt(F.sum(d * d, 1))
+    # float16 in float64, rounded once: the sum of squares passes 65,504 before the distance
+    return F._wide16(lambda d: F.sqrt(F.sum(d * d, 1)), d)
 
 
 class TripletMarginWithDistanceLoss(LossBase):

@@ -123,7 +123,7 @@ def multilabel_margin_loss(input, target, reduction="mean"):
     xj = A.getitem(x2, (np.arange(n)[:, None], pick._data))               # (N, C)
     margins = 1.0 - (A.reshape(xj, (n, c, 1)) - A.reshape(x2, (n, 1, c)))  # (N, j, i)
     mask = wrap((listed[:, :, None] & ~is_target[:, None, :]).astype(dt))
-    loss = F.sum(NF.relu(margins) * mask, (1, 2)) / float(max(c, 1))
+    loss = NF._sum_div(NF.relu(margins) * mask, float(max(c, 1)), (1, 2))
     if input.ndim == 1:
         loss = A.reshape(loss, ())
     return NF._reduce(loss, reduction)

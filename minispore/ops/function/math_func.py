@@ -38,6 +38,21 @@ __all__ = [
 ]
 
 _NUMBERS = (bool, int, float, np.bool_, np.integer, np.floating)
+_F16, _WIDE = np.dtype(np.float16), R._WIDE
+
+
+def _wide16(fn, *args):
+    """fn(*args), computed in float64 (`_WIDE`, reduce_ops') and rounded once to float16 when its
+    floating Tensor arguments promote to float16; fn(*args) itself otherwise. For composites
+    whose float16 sums pass 65,504 while their answer does not (norms, distances, cosines,
+    ratios of sums), as MindSpore's float16 kernels accumulate wide (in float32). The casts
+    carry the gradient, so it too is computed wide and rounded once."""
+    dts = [a._data.dtype for a in args if isinstance(a, Tensor) and a._data.dtype.kind == "f"]
+    if not dts or np.result_type(*dts) != _F16:
+        return fn(*args)
+    out = fn(*(M.cast(a, _WIDE) if isinstance(a, Tensor) and a._data.dtype == _F16 else a
+               for a in args))
+    return M.cast(out, _F16)
 
 
 def _floating(x):
@@ -578,12 +593,15 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
         dtype: cast the input to this dtype first.
 
     The gradient of the 2-norm at 0 is 0 (a subgradient); spectral and nuclear norms have first
-    derivatives only.
+    derivatives only. float16 is computed in float64 and rounded once (its sum of squares
+    passes 65,504 long before the norm does).
     """
     x = _tensor(A, "norm", "A")
     if dtype is not None:
         x = M.cast(x, dtype)
     x = _floating(x)
+    if x._data.dtype == _F16:  # sums of squares or powers: see _wide16
+        return _wide16(norm, x, ord, dim, keepdim)
     if dim is None:
         if ord is None:
             return _vector_norm(x, 2, None, keepdim)

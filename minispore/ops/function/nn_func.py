@@ -274,6 +274,10 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-08):
     x1 = _float_tensor(x1, "cosine_similarity", "x1")
     x2 = _float_tensor(x2, "cosine_similarity", "x2")
     _broadcast_shape(x1, x2, "cosine_similarity", ("x1", "x2"))
+    return F._wide16(_cosine_similarity, x1, x2, dim, eps)  # float16: the sums pass 65,504
+
+
+def _cosine_similarity(x1, x2, dim, eps):
     dot = F.sum(x1 * x2, dim)
     norms = F.norm(x1, dim=dim) * F.norm(x2, dim=dim)
     return dot / F.maximum(norms, eps)
@@ -287,6 +291,15 @@ def _reduce(loss, reduction):
     if reduction == "sum":
         return R.reduce_sum(loss)
     return loss
+
+
+def _sum_div(loss, denominator, axis=None):
+    """sum(loss) over `axis` (None: all) / denominator. float16 sums and divides in float64 and
+    rounds once: its sum passes 65,504 long before the quotient does, and a denominator past
+    65,504 is inf in float16 (the loss was 0 or nan, its gradient 0)."""
+    if loss._data.dtype == F._F16:
+        return M.cast(F.sum(M.cast(loss, F._WIDE), axis) / denominator, F._F16)
+    return F.sum(loss, axis) / denominator
 
 
 def _broadcast_shape(x, y, op, names=("input", "target")):
@@ -401,7 +414,8 @@ def _nll(logp, target, weight, ignore_index, reduction, label_smoothing, op):
         return A.reshape(loss, batch_shape)
     if reduction == "sum":
         return F.sum(loss)
-    return F.sum(loss) / float(w_sample.sum())
+    # float16 weights add up wide: a float16 count stops at 2,048 and overflows at 65,504
+    return _sum_div(loss, float(w_sample.sum(dtype=F._WIDE if dt == F._F16 else None)))
 
 
 def _target_times_logp(probs, logp):
@@ -445,7 +459,7 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
     loss = -F.sum(terms, class_axis)
     if reduction == "mean":
         # Probability targets average over the samples (PyTorch's convention), not weights.
-        return F.sum(loss) / float(loss.size) if loss.size else F.sum(loss) * math.nan
+        return _sum_div(loss, float(loss.size)) if loss.size else F.sum(loss) * math.nan
     return _reduce(loss, reduction)
 
 
@@ -496,7 +510,7 @@ def kl_div(logits, labels, reduction="mean"):
     log_labels = F.log(M.select(positive, labels, 1.0))
     loss = M.select(positive, labels * (log_labels - logits), 0.0)
     if reduction == "batchmean":
-        return F.sum(loss) / (loss.shape[0] if loss.ndim else 1)
+        return _sum_div(loss, loss.shape[0] if loss.ndim else 1)
     return _reduce(loss, reduction)
 
 
@@ -552,11 +566,15 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction="mean"):
         raise ValueError(f"For '{op}', 'target' must have shape {reduced} (the inputs {x1.shape} "
                          f"without axis {axis}), but got {target.shape}")
     positive = wrap(_plus_minus_one(target, op, "target") == 1)
+    cos = F._wide16(_cosine_along, x1, x2, axis)  # float16: the sums pass 65,504
+    return _reduce(M.select(positive, 1.0 - cos, relu(cos - margin)), reduction)
+
+
+def _cosine_along(x1, x2, axis):
     dot = R.reduce_sum(x1 * x2, axis)
     norms = F.sqrt((R.reduce_sum(x1 * x1, axis) + _COSINE_EPS) *
                    (R.reduce_sum(x2 * x2, axis) + _COSINE_EPS))
-    cos = dot / norms
-    return _reduce(M.select(positive, 1.0 - cos, relu(cos - margin)), reduction)
+    return dot / norms
 
 
 def margin_ranking_loss(input1, input2, target, margin=0.0, reduction="mean"):
@@ -594,7 +612,12 @@ def hinge_embedding_loss(inputs, targets, margin=1.0, reduction="mean"):
 
 
 def _p_distance(x, y, p, eps):
-    """||x - y + eps||_p along the last axis (PyTorch's pairwise_distance)."""
+    """||x - y + eps||_p along the last axis (PyTorch's pairwise_distance); float16 in float32,
+    rounded once (the sum of powers passes 65,504 long before the distance does)."""
+    return F._wide16(_p_distance_wide, x, y, p, eps)
+
+
+def _p_distance_wide(x, y, p, eps):
     d = x - y + eps
     if p == 1:
         return R.reduce_sum(F.abs(d), -1)
@@ -694,7 +717,7 @@ def multi_margin_loss(input, target, p=1, margin=1, weight=None, reduction="mean
         hinge = hinge * A.reshape(A.getitem(M.cast(w, x._data.dtype), t), (n, 1))
     others = np.ones((n, c), x._data.dtype)
     others[rows, t] = 0
-    return _reduce(R.reduce_sum(hinge * wrap(others), 1) / c, reduction)
+    return _reduce(_sum_div(hinge * wrap(others), c, 1), reduction)
 
 
 def multilabel_soft_margin_loss(input, target, weight=None, reduction="mean"):

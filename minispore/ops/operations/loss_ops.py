@@ -1,5 +1,7 @@
 """Fused primitives for the hottest losses: sparse softmax cross-entropy (forward in three NumPy
-passes, gradient softmax - onehot in one), differentiated again through a reference composite."""
+passes, gradient softmax - onehot in one), differentiated again through a reference composite.
+float16 logits sum their exps in float64 (reduce_ops' `_WIDE`) and round once (a vocabulary can
+pass 65,504 classes)."""
 import numpy as np
 
 from ..._autodiff.tape import apply, wrap
@@ -9,6 +11,9 @@ from ..primitive import Primitive, register, shared
 from . import array_ops as A
 from . import math_ops as M
 from . import nn_ops as N
+from . import reduce_ops as R
+
+_F16, _WIDE = np.dtype(np.float16), R._WIDE
 
 
 def _check_labels(logits, labels, op):
@@ -52,6 +57,8 @@ class SparseSoftmaxCrossEntropy(Primitive):
 
 
 def _sparse_ce(logits, labels):
+    if logits.dtype == _F16:
+        return _sparse_ce(logits.astype(_WIDE), labels).astype(_F16)
     shifted = _shifted(logits)
     lse = np.log(np.sum(np.exp(shifted), axis=1))
     return lse - shifted[np.arange(len(labels)), labels]
@@ -74,6 +81,9 @@ class SparseSoftmaxCrossEntropyGrad(Primitive):
     reference = staticmethod(_sparse_ce_grad_reference)
 
     def forward(self, logits, labels, dout):
+        if logits.dtype == _F16 or dout.dtype == _F16:
+            wide = self.forward(logits.astype(_WIDE), labels, dout.astype(_WIDE))
+            return quiet(wide.astype, logits.dtype)  # computed into exp(logits): its dtype
         e = np.exp(_shifted(logits))
         e /= e.sum(axis=1, keepdims=True)
         e[np.arange(len(labels)), labels] -= 1

@@ -1,4 +1,8 @@
-"""Neural-network primitives: activations, softmax family, losses that need fused numerics."""
+"""Neural-network primitives: activations, softmax family, losses that need fused numerics.
+
+The softmax family sums exps over an axis: float16 sums them (forward and backward) in float64
+and rounds once (reduce_ops' `_WIDE`; MindSpore's kernels use float32); a float16 sum stops
+growing once its ulp passes the addend, and NumPy adds a strided axis in float16."""
 import numpy as np
 
 from ..._autodiff.tape import apply, call1, call2, wrap
@@ -10,6 +14,8 @@ from . import reduce_ops as R
 from . import linalg_ops as L
 from ._kernels import erf, normalize_axis, quiet
 from .math_ops import _float_input, _FloatUnary, _writable
+
+_F16, _WIDE = np.dtype(np.float16), R._WIDE
 
 
 _ZEROS = {}
@@ -178,6 +184,9 @@ class SoftmaxGrad(Primitive):
         self.reference = _softmax_grad_reference(axis)
 
     def forward(self, y, dy):
+        if y.dtype == _F16 or dy.dtype == _F16:  # sum(dy * y) wide, rounded once
+            dt = np.result_type(y, dy)
+            return quiet(self.forward(y.astype(_WIDE), dy.astype(_WIDE)).astype, dt)
         axis = normalize_axis(self.axis, y.ndim, "SoftmaxGrad") if y.ndim else None
         t = np.multiply(dy, y)
         if type(t) is not np.ndarray:  # 0-d: NumPy returned a scalar
@@ -191,6 +200,8 @@ class SoftmaxGrad(Primitive):
 def _softmax(x, axis):
     if x.size == 0:  # np.max has no identity; the result is as empty as the input
         return x.copy()
+    if x.dtype == _F16:
+        return _softmax(x.astype(_WIDE), axis).astype(_F16)
     m = np.max(x, axis=axis, keepdims=True)
     e = np.exp(x - np.where(np.isfinite(m), m, 0))
     return e / np.sum(e, axis=axis, keepdims=True)
@@ -214,12 +225,22 @@ class LogSoftmax(Primitive):
     def bprop(self, saved, dout, needs):
         out = saved[0]
         axis = self.axis if out.ndim else None
-        return (dout - M.exp(out) * R.reduce_sum(dout, axis, True),)
+        if out._data.dtype == _F16:
+            # wide, rounded once; exp(out) still carries the rounding of the saved float16 out
+            # (up to 2^-11 |out| relative), as in MindSpore's LogSoftmaxGrad
+            return (R._in_wide(_log_softmax_grad, out, dout, axis),)
+        return (_log_softmax_grad(out, dout, axis),)
+
+
+def _log_softmax_grad(out, dout, axis):
+    return dout - M.exp(out) * R.reduce_sum(dout, axis, True)
 
 
 def _log_softmax(x, axis):
     if x.size == 0:
         return x.copy()
+    if x.dtype == _F16:
+        return _log_softmax(x.astype(_WIDE), axis).astype(_F16)
     m = np.max(x, axis=axis, keepdims=True)
     shifted = x - np.where(np.isfinite(m), m, 0)
     return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))

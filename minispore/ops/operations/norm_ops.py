@@ -5,6 +5,12 @@ are the fused primitives BatchNormGrad and LayerNormGrad (one pass each, as a ha
 backward would be). Those gradient primitives are differentiated again through `reference`, a
 composite of minispore ops computing the same values: their bprop is the VJP of the reference,
 so gradients of any order stay exact without a hand-derived second-order rule.
+
+float16 is normalised in float64 (reduce_ops' `_WIDE`; MindSpore's kernels use float32) and each
+output rounded once: the statistics sum over many elements (a float16 count past 65,504 is inf,
+and dy * n overflowed in the gradient), the fused gradients' sums must not stop growing, and
+x - mean must not inherit a float32 mean's error (outputs near 0 were ~100 float16 ulps off).
+float32 and float64 are computed as before, bit for bit.
 """
 import numpy as np
 
@@ -14,6 +20,29 @@ from ..primitive import Primitive, register
 from . import array_ops as A
 from . import math_ops as M
 from . import reduce_ops as R
+
+_F16, _WIDE = np.dtype(np.float16), R._WIDE
+
+
+def _in_wide(forward, arrays, out_dtypes):
+    """forward(*arrays) with float16 arrays widened to `_WIDE`, each output then cast to the
+    dtype the float16 computation gives (`out_dtypes`, from the inputs' dtypes)."""
+    wide = [a.astype(_WIDE) if a.dtype == _F16 else a for a in arrays]
+    return tuple(quiet(o.astype, dt) for o, dt in zip(forward(*wide), out_dtypes))
+
+
+def _widened(fn, tensors, out_dtypes):
+    """The same for a composite of minispore ops (a reference, a statistics gradient): float16
+    Tensors cast to `_WIDE`, each result cast to its dtype; differentiable again."""
+    wide = [M.cast(t, _WIDE) if t._data.dtype == _F16 else t for t in tensors]
+    outs = fn(*wide)
+    if not isinstance(outs, tuple):
+        return M.cast(outs, out_dtypes[0])
+    return tuple(M.cast(o, dt) for o, dt in zip(outs, out_dtypes))
+
+
+def _has_f16(*arrays):
+    return any(a.dtype == _F16 for a in arrays)
 
 
 def _mean(a, axes):
@@ -53,6 +82,9 @@ class BatchNormTraining(Primitive):
         if x.ndim < 2 or gamma.shape != (x.shape[1],) or beta.shape != (x.shape[1],):
             raise ValueError(f"For 'BatchNorm', the input must be (N, C, ...) with gamma and beta "
                              f"of shape (C,), but got {x.shape}, {gamma.shape}, {beta.shape}")
+        if _has_f16(x, gamma, beta):
+            # y is computed into x - mean: it keeps x's dtype, as the statistics do
+            return _in_wide(self.forward, (x, gamma, beta), (x.dtype, x.dtype, x.dtype))
         axes = _bn_axes(x.ndim)
         cs = _channel_shape(x.ndim, x.shape[1])
         mean = _mean(x, axes)
@@ -74,13 +106,22 @@ class BatchNormTraining(Primitive):
             axes = _bn_axes(x.ndim)
             cs = _channel_shape(x.ndim, x.shape[1])
             m = float(np.prod([x.shape[a] for a in axes]))
-            centered = x - R.reduce_mean(x, axes, True)
-            dx = dx + A.reshape(dmean, cs) / m + A.reshape(dvar, cs) * centered * (2.0 / m)
+
+            def with_stats(dx, x, dmean, dvar):  # float16: m past 65,504 is inf
+                centered = x - R.reduce_mean(x, axes, True)
+                return dx + A.reshape(dmean, cs) / m + A.reshape(dvar, cs) * centered * (2.0 / m)
+            dx = _widened(with_stats, (dx, x, dmean, dvar), (dx._data.dtype,))
         return dx, dgamma, dbeta
 
 
 def _bn_grad_reference(eps):
     def reference(dy, x, gamma):
+        if _has_f16(dy._data, x._data, gamma._data):
+            dts = _bn_grad_dtypes(dy._data, x._data)
+            return _widened(wide_reference, (dy, x, gamma), dts)
+        return wide_reference(dy, x, gamma)
+
+    def wide_reference(dy, x, gamma):
         axes = _bn_axes(x.ndim)
         cs = _channel_shape(x.ndim, x.shape[1])
         m = float(np.prod([x.shape[a] for a in axes]))
@@ -94,6 +135,11 @@ def _bn_grad_reference(eps):
         dx = (A.reshape(gamma, cs) * rstd / m) * (dy * m - sum_dy - x_hat * sum_dy_xhat)
         return dx, A.reshape(sum_dy_xhat, (-1,)), A.reshape(sum_dy, (-1,))
     return reference
+
+
+def _bn_grad_dtypes(dy, x):
+    """The dtypes of BatchNormGrad's (dx, dgamma, dbeta) as its float16 formula gives them."""
+    return dy.dtype, np.result_type(dy, x), dy.dtype
 
 
 @register
@@ -110,6 +156,8 @@ class BatchNormGrad(Primitive):
         self.reference = _bn_grad_reference(self.epsilon)
 
     def forward(self, dy, x, gamma):
+        if _has_f16(dy, x, gamma):
+            return _in_wide(self.forward, (dy, x, gamma), _bn_grad_dtypes(dy, x))
         axes = _bn_axes(x.ndim)
         cs = _channel_shape(x.ndim, x.shape[1])
         m = dy.size // dy.shape[1] if dy.shape[1] else 0
@@ -173,6 +221,8 @@ class LayerNorm(Primitive):
         if beta.shape != gamma.shape:
             raise ValueError(f"For 'LayerNorm', beta's shape {beta.shape} differs from gamma's "
                              f"{gamma.shape}")
+        if _has_f16(x, gamma, beta):  # y is written into x - mean: it keeps x's dtype
+            return _in_wide(self.forward, (x, gamma, beta), (x.dtype, x.dtype, x.dtype))
         mean = _mean(x, axes)
         y = x - mean
         var = _mean(np.square(y), axes)
@@ -190,8 +240,11 @@ class LayerNorm(Primitive):
             # the statistics were used: add their gradients exactly
             axes = _ln_axes(x.ndim, self.begin_norm_axis)
             n = float(np.prod([x.shape[a] for a in axes]))
-            centered = x - R.reduce_mean(x, axes, True)
-            dx = dx + dmean / n + dvar * centered * (2.0 / n)
+
+            def with_stats(dx, x, dmean, dvar):  # float16: n past 65,504 is inf
+                centered = x - R.reduce_mean(x, axes, True)
+                return dx + dmean / n + dvar * centered * (2.0 / n)
+            dx = _widened(with_stats, (dx, x, dmean, dvar), (dx._data.dtype,))
         return dx, dgamma, dbeta
 
 
@@ -202,6 +255,12 @@ def layer_norm(x, gamma, beta, begin_norm_axis, begin_params_axis, epsilon):
 
 def _ln_grad_reference(prim):
     def reference(dy, x, gamma):
+        if _has_f16(dy._data, x._data, gamma._data):
+            dts = _ln_grad_dtypes(dy._data, x._data, gamma._data)
+            return _widened(wide_reference, (dy, x, gamma), dts)
+        return wide_reference(dy, x, gamma)
+
+    def wide_reference(dy, x, gamma):
         axes = _ln_axes(x.ndim, prim.begin_norm_axis)
         p = prim.begin_params_axis % x.ndim
         lead = tuple(range(p))
@@ -220,6 +279,11 @@ def _ln_grad_reference(prim):
     return reference
 
 
+def _ln_grad_dtypes(dy, x, gamma):
+    """The dtypes of LayerNormGrad's (dx, dgamma, dbeta) as its float16 formula gives them."""
+    return np.result_type(dy, gamma), np.result_type(dy, x), dy.dtype
+
+
 @register
 class LayerNormGrad(Primitive):
     """(dx, dgamma, dbeta) of LayerNorm, fused:
@@ -236,6 +300,8 @@ class LayerNormGrad(Primitive):
         self.reference = _ln_grad_reference(self)
 
     def forward(self, dy, x, gamma):
+        if _has_f16(dy, x, gamma):
+            return _in_wide(self.forward, (dy, x, gamma), _ln_grad_dtypes(dy, x, gamma))
         axes = _ln_axes(x.ndim, self.begin_norm_axis)
         p = self.begin_params_axis % x.ndim
         lead = tuple(range(p))

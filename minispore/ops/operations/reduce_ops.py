@@ -2,6 +2,16 @@
 variance and standard deviation, cumulative sums.
 
 Ties at the extremes split the gradient evenly (math_ops' convention for the whole library).
+
+float16 sums, means, variances, log-sum-exps and cumulative sums accumulate and divide in a wider
+dtype and round once at the end, forward and backward, as MindSpore's kernels do: in float16 a
+count past 65,504 is inf (a mean of 70,000 elements was 0 or nan, its gradient 0), and a running
+sum stops growing once its ulp passes the addend (NumPy adds a strided axis in float16: 70,000
+values of 0.5 summed to 2,048). The wider dtype is float64 (`_WIDE`), where MindSpore's kernels
+use float32: float16 values are exact in it, NumPy reduces float64 as fast as float32, and a
+float32 accumulator, which NumPy runs sequentially along a strided axis, leaves cancelling
+results (cumsum prefixes near 0, x - mean) up to ~100 float16 ulps off. float32 and float64
+inputs keep their own accumulation, bit for bit.
 """
 import math
 
@@ -13,7 +23,30 @@ from ...common.tensor import Tensor
 from ..primitive import Primitive, register
 from . import array_ops as A
 from ._kernels import keep_shape, normalize_axes, normalize_axis, quiet
-from .math_ops import _const, _f32, exp, select
+from .math_ops import _const, _f32, cast, exp, select
+
+_F16 = np.dtype(np.float16)
+_WIDE = np.dtype(np.float64)  # where float16 reductions accumulate (see the module's docstring)
+
+
+def _in_wide(fn, *ts):
+    """fn(*ts), a bprop's formula on Tensors (and constants), computed in `_WIDE` and rounded
+    once to float16 when the first Tensor is float16 (the others are widened with it); fn(*ts)
+    itself otherwise."""
+    if ts[0]._data.dtype != _F16:
+        return fn(*ts)
+    return cast(fn(*(cast(t, _WIDE) if isinstance(t, Tensor) else t for t in ts)), _F16)
+
+
+def _share(dout, n):
+    """dout / n: each of n elements' share of a mean's cotangent (nan for n = 0, as the forward).
+    float16 divides in `_WIDE` and rounds once: n past 65,504 is inf in float16 (the share was
+    0), and past 2,048 not every n is a float16."""
+    if not n:
+        return dout * math.nan
+    if dout._data.dtype == _F16:
+        return cast(cast(dout, _WIDE) / n, _F16)
+    return dout / n
 
 class _Reduce(Primitive):
     """Base of ReduceSum-style primitives: `keep_dims` is an attribute, `axis` a call input."""
@@ -63,6 +96,8 @@ class ReduceSum(_Reduce):
         if self._skips(axis):
             return x.astype(_sum_dtype(x.dtype) or x.dtype)
         axes = self._axes(x, axis)
+        if x.dtype == _F16:
+            return quiet(_sum16, x, axes, self.keep_dims)
         return np.sum(x, axis=axes, keepdims=self.keep_dims, dtype=_sum_dtype(x.dtype))
 
     def bprop(self, saved, dout, needs):
@@ -77,14 +112,19 @@ def _sum_dtype(dt):
     return np.int64 if dt.kind == "b" or (dt.kind in "iu" and dt.itemsize < 8) else None
 
 
+def _sum16(x, axes, keep_dims):
+    """A float16 sum, accumulated in `_WIDE` and rounded once (inf only where the sum is)."""
+    return np.sum(x, axis=axes, keepdims=keep_dims, dtype=_WIDE).astype(_F16)
+
+
 def _count(shape, axes):
     return math.prod(shape) if axes is None else math.prod(shape[a] for a in axes)
 
 
 @register
 class ReduceMean(_Reduce):
-    """Mean over `axis` (integer inputs give float32; the mean of nothing is nan).
-    dx = broadcast(dout) / n."""
+    """Mean over `axis` (integer inputs give float32; the mean of nothing is nan; float16 sums
+    and divides in `_WIDE`, rounding once).  dx = broadcast(dout / n)."""
 
     saves = ("x.shape", "axis")
 
@@ -93,14 +133,20 @@ class ReduceMean(_Reduce):
         if x.dtype.kind not in "fc":
             x = x.astype(_f32)
         n = _count(x.shape, axes)
+        if x.dtype == _F16:
+            return quiet(_mean16, x, axes, self.keep_dims, n)
         s = np.sum(x, axis=axes, keepdims=self.keep_dims)
         return quiet(np.divide, s, np.asarray(n, s.dtype))
 
     def bprop(self, saved, dout, needs):
         shape, axis = saved
         axes = normalize_axes(axis, len(shape), self.name)
-        n = _count(shape, axes)
-        return _expand_back(dout / n if n else dout * math.nan, shape, axes), None
+        return _expand_back(_share(dout, _count(shape, axes)), shape, axes), None
+
+
+def _mean16(x, axes, keep_dims, n):
+    s = np.sum(x, axis=axes, keepdims=keep_dims, dtype=_WIDE)
+    return (s / np.asarray(n, _WIDE)).astype(_F16)
 
 
 @register
@@ -202,25 +248,30 @@ def _shift(t, k):
 
 
 def _scan_array(c, b, reverse):
-    """NumPy LinearScan along the last axis: Hillis-Steele doubling, log2(n) whole-array steps.
-    After the step of distance d, s_j holds the recurrence started d*2 elements back and a_j the
-    product of the c over that window; c_0 (c_{n-1}'s mirror when reversed) is never read."""
+    """NumPy LinearScan along the last axis, by Hillis-Steele doubling: log2(n) whole-array
+    steps, O(n log n) work. After the step of distance d, s_j holds the recurrence over the last
+    2d elements up to j, and a_j (j >= 2d) the product of c over them; c_0 is never read."""
     dt = np.result_type(c, b)
     if reverse:  # s_j = c_{j+1} s_{j+1} + b_j is the forward recurrence on the flipped arrays
         s = np.array(b[..., ::-1], dt)
         a = np.empty(c.shape, dt)
         a[..., 1:] = c[..., :0:-1]
-        a[..., :1] = 0
     else:
         s = np.array(b, dt)
         a = np.array(c, dt)
     n = s.shape[-1]
-    d = 1
-    while d < n:
-        s[..., d:] += a[..., d:] * s[..., :-d]  # the product is taken before s is written
-        if 2 * d < n:
-            a[..., 2 * d:] = a[..., 2 * d:] * a[..., d:-d]
-        d *= 2
+    if n and not s[..., 1:].any():
+        # perf: b only starts the recurrence (cumprod, the exclusive products): s_j = b_0 c_1 ..
+        # c_j is one sequential np.cumprod, ~10x faster than the doubling for n = 1000
+        a[..., 0] = s[..., 0]
+        s = np.cumprod(a, axis=-1)
+    else:
+        d = 1
+        while d < n:
+            s[..., d:] += a[..., d:] * s[..., :-d]  # the product is taken before s is written
+            if 2 * d < n:
+                a[..., 2 * d:] = a[..., 2 * d:] * a[..., d:-d]
+            d *= 2
     return s[..., ::-1].copy() if reverse else s
 
 
@@ -248,8 +299,8 @@ class LinearScan(Primitive):
 
     def bprop(self, saved, dout, needs):
         c, out = saved
-        if out._data.shape[-1] == 0:
-            return (A.zeros_like(c) if needs[0] else None), (A.zeros_like(out) if needs[1] else None)
+        if out._data.shape[-1] == 0:  # nothing to shift: the empty gradients
+            return A.zeros_like(c) if needs[0] else None, A.zeros_like(out) if needs[1] else None
         r = linear_scan(c, dout, not self.reverse)
         dc = None
         if needs[0]:
@@ -376,7 +427,11 @@ class Argmin(_ArgExtreme):
 @register
 class ReduceLogSumExp(_Reduce):
     """log(sum(exp(x))) over `axis`, shifted by the max so it stays finite (and -inf rows stay
-    -inf).  dx = broadcast(dout) * exp(x - out)."""
+    -inf).  dx = broadcast(dout) * exp(x - out).
+
+    float16 is computed in `_WIDE` and rounded once, both ways; its bprop recomputes out in
+    `_WIDE` from x, since exp(x - out) turns the rounding of a float16 out (up to 2^-11 |out|)
+    into a relative error of the gradient (0.4% at out = 11, ~4 float16 ulps)."""
 
     saves = ("x", "axis", "out")
 
@@ -387,11 +442,18 @@ class ReduceLogSumExp(_Reduce):
     def bprop(self, saved, dout, needs):
         x, axis, out = saved
         axes = normalize_axes(axis, x.ndim, self.name)
+        if x._data.dtype == _F16:
+            def grad(x, dout):
+                lse = apply(_LOGSUMEXP_KEEP, (x, axis))
+                return _expand_back(dout, x.shape, axes) * exp(x - lse)
+            return _in_wide(grad, x, dout), None
         soft = exp(x - A.reshape(out, keep_shape(x.shape, axes)))
         return _expand_back(dout, x.shape, axes) * soft, None
 
 
 def _logsumexp(x, axes, keep_dims):
+    if x.dtype == _F16:
+        return _logsumexp(x.astype(_WIDE), axes, keep_dims).astype(_F16)
     m = np.max(x, axis=axes, keepdims=True) if x.size else np.zeros(keep_shape(x.shape, axes),
                                                                       x.dtype)
     m = np.where(np.isfinite(m), m, 0)
@@ -414,17 +476,20 @@ class StdDev(Primitive):
 
     def forward(self, x):
         axes = normalize_axes(self.axis, x.ndim, self.name)
-        return quiet(lambda: np.sqrt(_var(x, axes, self.ddof, self.keep_dims)))
+        return quiet(_std, x, axes, self.ddof, self.keep_dims)
 
     def bprop(self, saved, dout, needs):
         x, out = saved
+        return (_in_wide(self._grad, x, out, dout),)  # float16: (n - ddof) * out overflows
+
+    def _grad(self, x, out, dout):
         axes = normalize_axes(self.axis, x.ndim, self.name)
         ks = keep_shape(x.shape, axes)
         centered = x - reduce_mean(x, axes, True)
         denom = A.reshape(out, ks) * (_count(x.shape, axes) - self.ddof)
         safe = select(denom == 0, 1.0, denom)
         g = _expand_back(dout, x.shape, axes) * centered / safe
-        return (select(A.broadcast_to(denom == 0, x.shape), 0.0, g),)
+        return select(A.broadcast_to(denom == 0, x.shape), 0.0, g)
 
 
 @register
@@ -443,17 +508,27 @@ class ReduceVar(Primitive):
         return quiet(_var, x, axes, self.ddof, self.keep_dims)
 
     def bprop(self, saved, dout, needs):
-        x = saved[0]
+        return (_in_wide(self._grad, saved[0], dout),)  # float16: 2 / dof is not a float16
+
+    def _grad(self, x, dout):
         axes = normalize_axes(self.axis, x.ndim, self.name)
         centered = x - reduce_mean(x, axes, True)
         dof = _count(x.shape, axes) - self.ddof
         scale = 2.0 / dof if dof > 0 else math.inf  # the forward divided by 0 too
-        return (_expand_back(dout, x.shape, axes) * centered * scale,)
+        return _expand_back(dout, x.shape, axes) * centered * scale
+
+
+def _std(x, axes, ddof, keep_dims):
+    if x.dtype == _F16:  # the square root of the wide variance, rounded once
+        return np.sqrt(_var(x.astype(_WIDE), axes, ddof, keep_dims)).astype(_F16)
+    return np.sqrt(_var(x, axes, ddof, keep_dims))
 
 
 def _var(x, axes, ddof, keep_dims):
     if x.dtype.kind not in "fc":
         x = x.astype(_f32)
+    elif x.dtype == _F16:
+        return _var(x.astype(_WIDE), axes, ddof, keep_dims).astype(_F16)
     n = _count(x.shape, axes)
     mean = np.sum(x, axis=axes, keepdims=True) / np.asarray(n, x.dtype)
     d = x - mean
@@ -464,7 +539,11 @@ def _var(x, axes, ddof, keep_dims):
 
 @register
 class CumSum(Primitive):
-    """Cumulative sum along `axis` (`exclusive`, `reverse` as MindSpore).  dx = reverse cumsum."""
+    """Cumulative sum along `axis` (`exclusive`, `reverse` as MindSpore).  dx = reverse cumsum.
+
+    float16 accumulates in `_WIDE` and rounds each prefix once. MindSpore 2.10 accumulates in
+    float16, so its prefixes stop growing (70,000 values in [0, 1) end at 2,048, not ~35,000);
+    minispore deliberately does not follow it there."""
 
     amp_auto = "full"
     inputs = ("x", "axis")
@@ -479,12 +558,15 @@ class CumSum(Primitive):
         if x.ndim == 0:
             return x.copy()
         src = np.flip(x, axis) if self.reverse else x
-        out = np.cumsum(src, axis=axis, dtype=np.int64 if x.dtype.kind == "b" else x.dtype)
+        acc = np.int64 if x.dtype.kind == "b" else (_WIDE if x.dtype == _F16 else x.dtype)
+        out = np.cumsum(src, axis=axis, dtype=acc)
         if self.exclusive:  # shift by one along axis, zero first
             shifted = np.zeros_like(out)
             lead = (slice(None),) * axis
             shifted[lead + (slice(1, None),)] = out[lead + (slice(None, -1),)]
             out = shifted
+        if x.dtype == _F16:
+            out = quiet(out.astype, _F16)  # inf where a prefix passes 65,504, silently
         return np.flip(out, axis) if self.reverse else out
 
     def bprop(self, saved, dout, needs):
@@ -498,6 +580,7 @@ _PROD_OTHERS = ProdOthers()
 _LINEAR_SCAN = {False: LinearScan(False), True: LinearScan(True)}
 _REDUCE_SUM = {False: ReduceSum(False), True: ReduceSum(True)}
 _REDUCE_MEAN = {False: ReduceMean(False), True: ReduceMean(True)}
+_LOGSUMEXP_KEEP = ReduceLogSumExp(True)
 
 
 def prod_others(x, axes):
