@@ -16,7 +16,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent / "minispore"
 LAYERS = [
     ("core: dtype, Tensor, Parameter, seeds, the write clock, context, argument checks",
      ["minispore._quiet", "minispore._validator", "minispore.context", "minispore.common.dtype",
-      "minispore.common._views",
+      "minispore.common._views", "minispore.common._files",
       "minispore.common.tensor", "minispore.common._writes", "minispore.common.seed",
       "minispore.common.initializer", "minispore.common.parameter"]),
     ("primitives and recording",

@@ -29,7 +29,7 @@ import threading
 import numpy as np
 
 from .._validator import check_bool, check_int, check_one_of, check_sequence, check_type
-from . import _files
+from ..common import _files
 from ._base import MappableDataset, check_workers
 from .samplers import select_sampler
 

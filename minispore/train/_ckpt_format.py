@@ -16,7 +16,7 @@ import warnings
 import numpy as np
 
 from ..common import dtype as mstype
-from ..dataset import _files
+from ..common import _files
 
 __all__ = ["CKPT_TYPES", "CheckpointError", "checked_shape", "finish_array", "open_regular",
            "read_ckpt", "write_ckpt"]

@@ -33,7 +33,7 @@ pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo") or not hasattr(os, "fo
 
 TIME_LIMIT = 20  # s, per case
 MEMORY_LIMIT = 1 << 30  # bytes of address space, per case
-IMAGE_CAP = 256 << 20  # the readers' caps (checked against minispore.dataset._files below)
+IMAGE_CAP = 256 << 20  # the readers' caps (checked against minispore.common._files below)
 DATA_CAP = 2 << 30
 
 # The helper process: imports minispore once, then forks one limited child per case and reports
@@ -295,12 +295,12 @@ def test_special_file(outcomes, reader, kind):
 # ---- the shared opener, in this process --------------------------------------------------------
 
 def test_caps():
-    from minispore.dataset import _files
+    from minispore.common import _files
     assert (_files.MAX_IMAGE_BYTES, _files.MAX_DATA_FILE_BYTES) == (IMAGE_CAP, DATA_CAP)
 
 
 def test_open_regular_refuses_without_opening_or_waiting(tmp_path):
-    from minispore.dataset import _files
+    from minispore.common import _files
     os.mkfifo(tmp_path / "fifo")  # opening it for reading must not wait for a writer
     with pytest.raises(ValueError, match="'f'.*fifo.*is not a regular file: it is a FIFO"):
         _files.open_regular(str(tmp_path / "fifo"), "f")
@@ -312,7 +312,7 @@ def test_open_regular_refuses_without_opening_or_waiting(tmp_path):
 
 
 def test_open_regular_links_and_sizes(tmp_path):
-    from minispore.dataset import _files
+    from minispore.common import _files
     (tmp_path / "a").write_bytes(b"12345")
     os.symlink("a", tmp_path / "link")
     f, size = _files.open_regular(str(tmp_path / "link"), "f")
@@ -331,7 +331,7 @@ def test_open_regular_links_and_sizes(tmp_path):
 
 
 def test_inside(tmp_path):
-    from minispore.dataset import _files
+    from minispore.common import _files
     root = tmp_path / "root"
     os.makedirs(root / "d")
     (tmp_path / "out").write_bytes(b"x")

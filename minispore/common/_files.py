@@ -1,7 +1,6 @@
 """Opening files that come from elsewhere (dataset files, checkpoints): only a regular file is
 ever read, nothing is ever waited on, and the size is known, and capped, before a byte is read.
-Shared by the dataset readers and the checkpoint loader (train/_ckpt_format.py); it lives here
-because `minispore.dataset` and `minispore.train` are one import layer (tests/test_layers.py).
+Shared by the dataset readers and the checkpoint loader (train/_ckpt_format.py).
 
 `open_regular` stats the path first, so a FIFO, device, socket or directory is refused without
 being opened at all (opening some devices has effects of its own); then it opens the path with
