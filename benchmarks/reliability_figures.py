@@ -105,6 +105,24 @@ def figures(items, soak):
     f["  exact"] = sum(p.get("outcome") == "exact" for _, p in inplace.values())
     f["  silently wrong gradients or missed errors"] = len(inplace) - count(inplace)
 
+    views = select(items, rel + "test_views.py",
+                   "test_a_write_after_a_view_was_saved_is_exact_or_loud")
+    f["writes into a saved Parameter's views (views x writes)"] = len(views)
+    f["  loud (the saved view shares the written memory)"] = sum(
+        p.get("outcome") == "loud" for _, p in views.values())
+    f["  exact (the saved value is a copy)"] = sum(
+        p.get("outcome") == "exact" for _, p in views.values())
+    f["  silently wrong or missed"] = len(views) - count(views)
+    for label, file in (
+            ("view/write programs and write-through tests passed", "test_views.py"),
+            ("float16 reductions and losses past 65,504 elements", "test_float16_reductions.py"),
+            ("special files refused (FIFO, devices, loops, escapes)", "test_special_files.py"),
+            ("prod/cumprod derivatives at zeros, orders 1-3", "test_reliability_prod.py"),
+            ("initializer memory and conv_transpose output_padding",
+             "test_reliability_init_conv.py")):
+        tests = {k: v for k, v in items.items() if k.startswith(rel + file)}
+        f[label] = f"{count(tests)} of {len(tests)}" if tests else "not present"
+
     bad = select(items, rel + "test_bad_input.py", "test_bad_input")
     f["bad-input cases"] = len(bad)
     f["  crashes, deferred errors or state changes"] = len(bad) - count(bad)

@@ -404,8 +404,10 @@ def _fused_matches_reference(prim):
 spec("BatchNormGrad", _draw_bn_grad,
      lambda a, dy, x, g: apply(Nn.BatchNormGrad(1e-5), (dy, x, g)),
      _fused_matches_reference(lambda a: Nn.BatchNormGrad(1e-5)), rtol=1e-9, atol=1e-11,
-     cond32=lambda a, dy, x, g: _bn_grad_cond(dy, x),
-     why32=_CENTRING_WHY + "; and its channel sums cancel (_bn_grad_cond)")
+     tol32=64, cond32=lambda a, dy, x, g: _bn_grad_cond(dy, x),
+     why32=_CENTRING_WHY + "; its channel sums cancel (_bn_grad_cond); and its derivatives, "
+     "batch norm's second ones, carry one more factor of rstd: up to 1.2e4 eps seen at a "
+     "factor of 850")
 
 
 def _draw_ln(data):

@@ -112,6 +112,8 @@ class SoftmaxCrossEntropyWithLogits(LossBase):
         self.sparse = check_bool(sparse, "sparse", type(self).__name__)
 
     def construct(self, logits, labels):
+        if NF._reduced16(self.reduction, logits, labels):  # see ops.function.nn_func
+            return F._wide16(self.construct, logits, labels)
         owner = type(self).__name__
         check_type(logits, Tensor, "logits", owner)
         check_type(labels, Tensor, "labels", owner)
@@ -231,6 +233,8 @@ class FocalLoss(LossBase):
         self.gamma = gamma
 
     def construct(self, logits, labels):
+        if NF._reduced16(self.reduction, logits, labels):  # see ops.function.nn_func
+            return F._wide16(self.construct, logits, labels)
         owner = type(self).__name__
         check_type(logits, Tensor, "logits", owner)
         check_type(labels, Tensor, "labels", owner)
@@ -365,7 +369,8 @@ class RMSELoss(LossBase):
         super().__init__()
 
     def construct(self, logits, label):
-        return F.sqrt(NF.mse_loss(logits, label, "mean"))
+        # float16: the square root too in float64, one rounding (see nn_func._reduced16)
+        return F._wide16(lambda a, b: F.sqrt(NF.mse_loss(a, b, "mean")), logits, label)
 
 
 class SmoothL1Loss(LossBase):
@@ -605,6 +610,8 @@ class MultiClassDiceLoss(LossBase):
         self.binarydiceloss = DiceLoss(smooth=1e-5)
 
     def construct(self, logits, label):
+        if NF._reduced16("mean", logits, label, self.weights):  # see ops.function.nn_func
+            return F._wide16(self.construct, logits, label)
         owner = type(self).__name__
         check_type(logits, Tensor, "logits", owner)
         check_type(label, Tensor, "label", owner)
@@ -617,19 +624,16 @@ class MultiClassDiceLoss(LossBase):
                              f"'label' {label.shape}), but got shape {self.weights.shape}")
         if self.activation is not None:
             logits = self.activation(logits)
-        # float16 adds the classes up and divides in float64, rounding once (c past 65,504: inf)
-        wide = logits._data.dtype == F._F16 and (self.weights is None or
-                                                 self.weights._data.dtype == F._F16)
         total = 0.0
         for i in range(c):
             if i != self.ignore_indiex:
                 loss = self.binarydiceloss(logits[:, i], label[:, i])
                 if self.weights is not None:
                     loss = loss * self.weights[i]
-                total = total + (M.cast(loss, F._WIDE) if wide else loss)
+                total = total + loss
         if isinstance(total, float):  # every class ignored
             total = M.cast(Tensor(np.array(total)), logits._data.dtype)
-        return M.cast(total / float(c), F._F16) if wide else total / float(c)
+        return total / float(c)
 
 
 class MultilabelMarginLoss(LossBase):
@@ -662,6 +666,8 @@ class PoissonNLLLoss(LossBase):
         self.eps = eps
 
     def construct(self, input, target):
+        if NF._reduced16(self.reduction, input, target):  # see ops.function.nn_func
+            return F._wide16(self.construct, input, target)
         owner = type(self).__name__
         check_type(input, Tensor, "input", owner)
         check_type(target, Tensor, "target", owner)
@@ -710,6 +716,9 @@ class TripletMarginWithDistanceLoss(LossBase):
         self.distance_function = distance_function or _pairwise_distance
 
     def construct(self, x, positive, negative):
+        if (self.distance_function is _pairwise_distance  # float16: see ops.function.nn_func
+                and NF._reduced16(self.reduction, x, positive, negative)):
+            return F._wide16(self.construct, x, positive, negative)
         owner = type(self).__name__
         check_type(x, Tensor, "x", owner)
         check_type(positive, Tensor, "positive", owner)

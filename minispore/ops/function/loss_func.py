@@ -95,6 +95,8 @@ def multilabel_margin_loss(input, target, reduction="mean"):
         target (Tensor): class indices in [-1, C) with the input's shape.
         reduction (str): 'mean' (default), 'sum' or 'none'.
     """
+    if NF._reduced16(reduction, input, target):
+        return F._wide16(multilabel_margin_loss, input, target, reduction)
     op = "multilabel_margin_loss"
     check_reduction(reduction, op)
     _tensor(input, op)

@@ -41,18 +41,24 @@ _NUMBERS = (bool, int, float, np.bool_, np.integer, np.floating)
 _F16, _WIDE = np.dtype(np.float16), R._WIDE
 
 
-def _wide16(fn, *args):
-    """fn(*args), computed in float64 (`_WIDE`, reduce_ops') and rounded once to float16 when its
-    floating Tensor arguments promote to float16; fn(*args) itself otherwise. For composites
-    whose float16 sums pass 65,504 while their answer does not (norms, distances, cosines,
-    ratios of sums), as MindSpore's float16 kernels accumulate wide (in float32). The casts
-    carry the gradient, so it too is computed wide and rounded once."""
+def _all16(*args):
+    """True when the floating Tensors among args are all float16 (and there is one)."""
     dts = [a._data.dtype for a in args if isinstance(a, Tensor) and a._data.dtype.kind == "f"]
-    if not dts or np.result_type(*dts) != _F16:
+    return bool(dts) and builtins.all(dt == _F16 for dt in dts)
+
+
+def _wide16(fn, *args):
+    """fn(*args) with its float16 Tensor arguments widened to float64 (`_WIDE`, reduce_ops') and
+    the result rounded once to float16, when the floating Tensors among args are all float16
+    (`_all16`); fn(*args) itself otherwise. For composites whose float16 sums pass 65,504 while
+    their answer does not (norms, distances, cosines, ratios of sums) and float16 losses reduced
+    to one number, as MindSpore's float16 kernels accumulate wide (in float32). The casts carry
+    the gradient, so it too is computed wide and rounded once."""
+    if not _all16(*args):
         return fn(*args)
-    out = fn(*(M.cast(a, _WIDE) if isinstance(a, Tensor) and a._data.dtype == _F16 else a
-               for a in args))
-    return M.cast(out, _F16)
+    wide = (M.cast(a, _WIDE) if isinstance(a, Tensor) and a._data.dtype == _F16 else a
+            for a in args)
+    return M.cast(fn(*wide), _F16)
 
 
 def _floating(x):

@@ -186,6 +186,9 @@ def keep_shape(shape, axes):
     return tuple(1 if i in axes else n for i, n in enumerate(shape))
 
 
+_F16 = np.dtype(np.float16)
+
+
 def sum_to_array(g, shape):
     """Sum g down to `shape`, undoing NumPy broadcasting."""
     if g.shape == shape:
@@ -197,6 +200,10 @@ def sum_to_array(g, shape):
         lead + i for i, n in enumerate(shape) if n == 1 and g.shape[lead + i] != 1)
     if not axes:
         return g.reshape(shape)
+    if g.dtype == _F16:  # float16 sums overflow and stall: add in float64, round once
+        with quiet_region():  # a sum past float16's range is inf, without a NumPy warning
+            return g.sum(axis=axes, keepdims=True, dtype=np.float64).astype(
+                np.float16).reshape(shape)
     outer = _sum_outer_axes(g, axes)
     if outer is not None:
         return outer.reshape(shape)

@@ -24,7 +24,7 @@ from . import reduce_ops as R
 _F16, _WIDE = np.dtype(np.float16), R._WIDE
 
 
-def _in_wide(forward, arrays, out_dtypes):
+def _forward_wide(forward, arrays, out_dtypes):
     """forward(*arrays) with float16 arrays widened to `_WIDE`, each output then cast to the
     dtype the float16 computation gives (`out_dtypes`, from the inputs' dtypes)."""
     wide = [a.astype(_WIDE) if a.dtype == _F16 else a for a in arrays]
@@ -84,7 +84,7 @@ class BatchNormTraining(Primitive):
                              f"of shape (C,), but got {x.shape}, {gamma.shape}, {beta.shape}")
         if _has_f16(x, gamma, beta):
             # y is computed into x - mean: it keeps x's dtype, as the statistics do
-            return _in_wide(self.forward, (x, gamma, beta), (x.dtype, x.dtype, x.dtype))
+            return _forward_wide(self.forward, (x, gamma, beta), (x.dtype, x.dtype, x.dtype))
         axes = _bn_axes(x.ndim)
         cs = _channel_shape(x.ndim, x.shape[1])
         mean = _mean(x, axes)
@@ -157,7 +157,7 @@ class BatchNormGrad(Primitive):
 
     def forward(self, dy, x, gamma):
         if _has_f16(dy, x, gamma):
-            return _in_wide(self.forward, (dy, x, gamma), _bn_grad_dtypes(dy, x))
+            return _forward_wide(self.forward, (dy, x, gamma), _bn_grad_dtypes(dy, x))
         axes = _bn_axes(x.ndim)
         cs = _channel_shape(x.ndim, x.shape[1])
         m = dy.size // dy.shape[1] if dy.shape[1] else 0
@@ -222,7 +222,7 @@ class LayerNorm(Primitive):
             raise ValueError(f"For 'LayerNorm', beta's shape {beta.shape} differs from gamma's "
                              f"{gamma.shape}")
         if _has_f16(x, gamma, beta):  # y is written into x - mean: it keeps x's dtype
-            return _in_wide(self.forward, (x, gamma, beta), (x.dtype, x.dtype, x.dtype))
+            return _forward_wide(self.forward, (x, gamma, beta), (x.dtype, x.dtype, x.dtype))
         mean = _mean(x, axes)
         y = x - mean
         var = _mean(np.square(y), axes)
@@ -301,7 +301,7 @@ class LayerNormGrad(Primitive):
 
     def forward(self, dy, x, gamma):
         if _has_f16(dy, x, gamma):
-            return _in_wide(self.forward, (dy, x, gamma), _ln_grad_dtypes(dy, x, gamma))
+            return _forward_wide(self.forward, (dy, x, gamma), _ln_grad_dtypes(dy, x, gamma))
         axes = _ln_axes(x.ndim, self.begin_norm_axis)
         p = self.begin_params_axis % x.ndim
         lead = tuple(range(p))

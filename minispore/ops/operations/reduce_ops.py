@@ -4,7 +4,8 @@ variance and standard deviation, cumulative sums.
 Ties at the extremes split the gradient evenly (math_ops' convention for the whole library).
 
 float16 sums, means, variances, log-sum-exps and cumulative sums accumulate and divide in a wider
-dtype and round once at the end, forward and backward, as MindSpore's kernels do: in float16 a
+dtype and round once at the end, forward and backward, as MindSpore's reduction kernels do (its
+CumSum does not: see there): in float16 a
 count past 65,504 is inf (a mean of 70,000 elements was 0 or nan, its gradient 0), and a running
 sum stops growing once its ulp passes the addend (NumPy adds a strided axis in float16: 70,000
 values of 0.5 summed to 2,048). The wider dtype is float64 (`_WIDE`), where MindSpore's kernels
@@ -480,7 +481,11 @@ class StdDev(Primitive):
 
     def bprop(self, saved, dout, needs):
         x, out = saved
-        return (_in_wide(self._grad, x, out, dout),)  # float16: (n - ddof) * out overflows
+        if x._data.dtype == _F16:
+            # wide, rounded once ((n - ddof) * out overflowed float16), with out recomputed
+            # wide: the float16 one is rounded by up to 2^-11, a step off in the gradient
+            return (_in_wide(lambda x, dout: self._grad(x, apply(self, (x,)), dout), x, dout),)
+        return (self._grad(x, out, dout),)
 
     def _grad(self, x, out, dout):
         axes = normalize_axes(self.axis, x.ndim, self.name)
