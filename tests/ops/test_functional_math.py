@@ -512,3 +512,13 @@ def test_matmul_gradient_shapes(m, k, n):
     ga, gb = ms.grad(lambda x, y: ops.sum(ops.matmul(x, y)), (0, 1))(a, b)
     assert ga.shape == (m, k) and gb.shape == (k, n)
     np.testing.assert_allclose(ga.asnumpy(), np.ones((m, n)) @ b.asnumpy().T)
+
+
+@pytest.mark.parametrize("name", ["prod", "sum", "mean", "amax", "amin", "logsumexp"])
+@pytest.mark.parametrize("axis", [0, -1])
+def test_reductions_of_a_0d_tensor_take_axis_0_and_minus_1(name, axis):
+    # MindSpore 2.10 reduces a 0-d tensor over axis 0 or -1 to itself (NumPy raises AxisError).
+    fn = getattr(ops, name)
+    x = Tensor(np.float64(2.0))
+    assert float(fn(x, axis)) == 2.0
+    assert float(ms.grad(lambda t: fn(t, axis))(x)) == 1.0

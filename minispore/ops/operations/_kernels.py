@@ -166,6 +166,8 @@ def normalize_axes(axis, ndim, op):
         out.append(a % ndim if ndim else 0)
     if len(set(out)) != len(out):
         raise ValueError(f"For '{op}', 'axis' repeats an axis: {axis!r}")
+    if ndim == 0:  # axis 0 or -1 of a 0-d tensor, as MindSpore accepts it: its one element
+        return None
     return tuple(sorted(out))
 
 
