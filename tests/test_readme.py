@@ -1,18 +1,23 @@
-"""The README's Python examples run as written (each block in one shared namespace, in order;
-the Hypothesis tests they define are run too)."""
+"""The README's Python examples run as written, each block alone in a fresh namespace (a reader
+may copy any one of them); the Hypothesis tests they define are run too."""
 import pathlib
 import re
 
+import pytest
+
 README = pathlib.Path(__file__).resolve().parents[1] / "README.md"
+BLOCKS = re.findall(r"```python\n(.*?)```", README.read_text(), re.S)
 
 
-def test_readme_python_blocks_run():
-    blocks = re.findall(r"```python\n(.*?)```", README.read_text(), re.S)
-    assert len(blocks) >= 4
+def test_readme_has_python_blocks():
+    assert len(BLOCKS) >= 4
+
+
+@pytest.mark.parametrize("block", BLOCKS, ids=[f"block{i + 1}" for i in range(len(BLOCKS))])
+def test_readme_python_block_runs_alone(block, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # files a block writes land in a temporary folder
     namespace = {"__name__": "readme"}
-    for i, block in enumerate(blocks):
-        exec(compile(block, f"README.md python block {i + 1}", "exec"), namespace)
-    tests = [f for name, f in namespace.items() if name.startswith("test_") and callable(f)]
-    assert tests
-    for t in tests:
-        t()
+    exec(compile(block, "README.md python block", "exec"), namespace)
+    for name, f in list(namespace.items()):
+        if name.startswith("test_") and callable(f):
+            f()

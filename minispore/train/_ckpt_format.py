@@ -325,7 +325,7 @@ def finish_array(name, arr, type_name, fail):
             raise fail(f"Bool entry {name!r} holds bytes other than 0 and 1")
         return arr.view(np.bool_)
     if type_name == "BFloat16":  # the high half of a float32: widening is exact
-        return (arr.astype(np.uint32) << 16).view(np.float32)
+        return (arr.astype(np.uint32) << np.uint32(16)).view(np.float32)  # (0-d too on NumPy 1)
     return arr.astype(arr.dtype.newbyteorder("="), copy=False)
 
 

@@ -268,8 +268,9 @@ def _snapshot(items, copy, format):
             return v
         arr = v if isinstance(v, np.ndarray) else v._data
         # (np.array, not np.ascontiguousarray, which turns a 0-d array into 1-d)
-        return np.array(arr, dtype=arr.dtype.newbyteorder("<"), order="C",
-                        copy=True if copy else None)
+        # (np.array(copy=True) / np.asarray rather than copy=None, which NumPy 1.x refuses)
+        make = np.array if copy else np.asarray
+        return make(arr, dtype=arr.dtype.newbyteorder("<"), order="C")
     return [(name, stored(v)) for name, v in items]
 
 

@@ -158,7 +158,7 @@ def tensor_entries(draw):
     shape = tuple(draw(st.lists(st.integers(0, 4), max_size=4)))
     if draw(st.integers(0, 9)) == 0:
         bits = draw(hnp.arrays(np.uint16, shape))
-        return (bits.astype(np.uint32) << 16).view(np.float32), "BFloat16", \
+        return (bits.astype(np.uint32) << np.uint32(16)).view(np.float32), "BFloat16", \
             bits.astype("<u2").tobytes()
     dtype = draw(st.sampled_from(STORED_DTYPES))
     arr = draw(hnp.arrays(dtype, shape))

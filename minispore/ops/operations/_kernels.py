@@ -3,6 +3,22 @@ import numpy as np
 
 from ..._quiet import quiet, quiet_region  # noqa: F401  (re-exported for primitives)
 
+# ---- NumPy 1.x promotion -------------------------------------------------------------------------
+# NumPy 2 (NEP 50) keeps float32 when a 0-d float32 array meets a Python float or int (1.0 - x,
+# np.where(c, x, 0)); NumPy 1.x, where every operand is 0-d, promotes to float64. The kernels that
+# mix Python scalars in round such 0-d results back to the input's dtype (identity on NumPy 2).
+LEGACY_PROMOTION = np.lib.NumpyVersion(np.__version__) < "2.0.0"
+
+if LEGACY_PROMOTION:
+    def keep_dtype(out, dt):
+        """`out` in float dtype `dt` where NumPy 1.x widened a 0-d result to float64."""
+        return out.astype(dt) if out.dtype != dt and out.dtype == np.float64 and dt.kind == "f" \
+            else out
+else:
+    def keep_dtype(out, dt):
+        """`out` unchanged: NumPy 2 already keeps the input's float dtype."""
+        return out
+
 
 # ---- erf (W. J. Cody, "Rational Chebyshev approximations for the error function", 1969) ----------
 # Three rational approximations in float64: erf on |x| <= 0.46875, erfc on (0.46875, 4] and on

@@ -15,7 +15,8 @@ from ...common import dtype as mstype
 from ...common.tensor import Tensor
 from ..primitive import Binary, Primitive, Unary, register
 from . import array_ops as A
-from ._kernels import erf as _erf, erfc as _erfc, erfinv as _erfinv, quiet
+from ._kernels import LEGACY_PROMOTION, erf as _erf, erfc as _erfc, erfinv as _erfinv, \
+    keep_dtype, quiet
 
 _f32 = np.dtype(np.float32)
 
@@ -305,8 +306,13 @@ class _FloatUnary(Unary):
 
     kernel = None
 
-    def forward(self, x):
-        return quiet(self.kernel, _float_input(self.name, x))
+    if LEGACY_PROMOTION:  # perf: NumPy 2 pays nothing for NumPy 1.x's 0-d promotion
+        def forward(self, x):
+            x = _float_input(self.name, x)
+            return keep_dtype(quiet(self.kernel, x), x.dtype)
+    else:
+        def forward(self, x):
+            return quiet(self.kernel, _float_input(self.name, x))
 
 
 @register

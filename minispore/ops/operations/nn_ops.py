@@ -12,7 +12,7 @@ from . import array_ops as A
 from . import math_ops as M
 from . import reduce_ops as R
 from . import linalg_ops as L
-from ._kernels import erf, normalize_axis, quiet
+from ._kernels import erf, keep_dtype, normalize_axis, quiet
 from .math_ops import _float_input, _FloatUnary, _writable
 
 _F16, _WIDE = np.dtype(np.float16), R._WIDE
@@ -94,7 +94,7 @@ class SigmoidGrad(Primitive):
         t = _writable(np.subtract(1, y))
         np.multiply(t, y, out=t)
         np.multiply(t, dy, out=t)
-        return t
+        return keep_dtype(t, y.dtype)  # (t is written in place: y's dtype on NumPy 2)
 
     def bprop(self, saved, g, needs):
         y, dy = saved
@@ -157,7 +157,7 @@ class Softmax(Primitive):
 
     def forward(self, x):
         axis = normalize_axis(self.axis, x.ndim, "Softmax") if x.ndim else None
-        return quiet(_softmax, x, axis)
+        return keep_dtype(quiet(_softmax, x, axis), x.dtype)
 
     def bprop(self, saved, dout, needs):
         return (call2(SoftmaxGrad(self.axis), saved[0], dout),)
@@ -220,7 +220,7 @@ class LogSoftmax(Primitive):
 
     def forward(self, x):
         axis = normalize_axis(self.axis, x.ndim, "LogSoftmax") if x.ndim else None
-        return quiet(_log_softmax, x, axis)
+        return keep_dtype(quiet(_log_softmax, x, axis), x.dtype)
 
     def bprop(self, saved, dout, needs):
         out = saved[0]
@@ -266,7 +266,8 @@ class BCEWithLogits(Primitive):
     broadcasts = True
 
     def forward(self, x, y, weight, pos_weight):
-        return quiet(_bce_terms, x, y, pos_weight) * weight
+        return keep_dtype(quiet(_bce_terms, x, y, pos_weight) * weight,
+                          np.result_type(x, y, weight, pos_weight))
 
     def bprop(self, saved, dout, needs):
         x, y, w, p = saved
@@ -306,7 +307,7 @@ class Softplus(Unary):
     saves = ("x",)
 
     def forward(self, x):
-        return quiet(_softplus_neg, -x)
+        return keep_dtype(quiet(_softplus_neg, -x), x.dtype)
 
     def bprop(self, saved, dout, needs):
         return (dout * call1(_SIGMOID, saved[0]),)

@@ -23,7 +23,7 @@ from ...common import dtype as mstype
 from ...common.tensor import Tensor
 from ..primitive import Primitive, register
 from . import array_ops as A
-from ._kernels import keep_shape, normalize_axes, normalize_axis, quiet
+from ._kernels import keep_dtype, keep_shape, normalize_axes, normalize_axis, quiet
 from .math_ops import _const, _f32, cast, exp, select
 
 _F16 = np.dtype(np.float16)
@@ -438,7 +438,7 @@ class ReduceLogSumExp(_Reduce):
 
     def forward(self, x, axis):
         axes = self._axes(x, axis)
-        return quiet(_logsumexp, x, axes, self.keep_dims)
+        return keep_dtype(quiet(_logsumexp, x, axes, self.keep_dims), x.dtype)
 
     def bprop(self, saved, dout, needs):
         x, axis, out = saved
