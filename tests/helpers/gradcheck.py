@@ -17,24 +17,24 @@ class Float32Error(AssertionError):
     """A float32 run disagrees with the float64 run beyond its tolerance, or has the wrong dtype."""
 
 
-def to_float32(v):
-    """float64 arrays and Tensors as float32 ones (anything else as it is)."""
+def _recast(v, src, dst):
+    """v with `src`-dtype arrays (or Tensors holding them) as `dst`; anything else as it is."""
     if isinstance(v, Tensor):
         a = v.asnumpy()
-        return Tensor(a.astype(np.float32)) if a.dtype == np.float64 else v
-    if isinstance(v, np.ndarray) and v.dtype == np.float64:
-        return v.astype(np.float32)
+        return Tensor(a.astype(dst)) if a.dtype == src else v
+    if isinstance(v, np.ndarray) and v.dtype == src:
+        return v.astype(dst)
     return v
+
+
+def to_float32(v):
+    """float64 arrays and Tensors as float32 ones (anything else as it is)."""
+    return _recast(v, np.float64, np.float32)
 
 
 def to_float64(v):
     """float32 arrays and Tensors as float64 ones (exact: the float64 truth on the same values)."""
-    if isinstance(v, Tensor):
-        a = v.asnumpy()
-        return Tensor(a.astype(np.float64)) if a.dtype == np.float32 else v
-    if isinstance(v, np.ndarray) and v.dtype == np.float32:
-        return v.astype(np.float64)
-    return v
+    return _recast(v, np.float32, np.float64)
 
 
 def _flat(out):
