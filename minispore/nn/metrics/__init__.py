@@ -3,6 +3,7 @@ for `Model(metrics={'acc', ...})`. MindSpore exports them from both `nn` and `tr
 on Tensor only, so they live here and `minispore.train.metrics` re-exports them."""
 from .accuracy import Accuracy
 from .confusion_matrix import ConfusionMatrix
+from .cosine_similarity import CosineSimilarity
 from .error import MAE, MSE
 from .fbeta import F1, Fbeta
 from .loss import Loss
@@ -15,7 +16,7 @@ __all__ = [
     "names", "get_metric_fn", "get_metrics", "Metric", "rearrange_inputs", "Accuracy", "MAE",
     "MSE", "Precision", "Recall", "Fbeta", "F1", "TopKCategoricalAccuracy",
     "Top1CategoricalAccuracy", "Top5CategoricalAccuracy", "Loss", "Perplexity",
-    "ConfusionMatrix",
+    "ConfusionMatrix", "CosineSimilarity",
 ]
 
 # MindSpore 2.10's names for the metrics minispore has (its list also holds 'auc', 'dice',
