@@ -2,7 +2,6 @@
 import numpy as np
 
 from ..._validator import check_bool, check_float, check_type
-from ...common._writes import bump_version
 from ...common.tensor import Tensor
 from ...nn.optim.adam import _adam_step, _update_moments
 from .optimizer import Optimizer
@@ -29,6 +28,8 @@ def _check_adam_args(owner, lr, betas, eps, weight_decay):
 class _AdamBase(Optimizer):
     _checks = {**Optimizer._checks, "amsgrad": check_bool, "maximize": check_bool}
 
+    _step_counter = "state_step"
+
     def __init__(self, params, lr, betas, eps, weight_decay, amsgrad, maximize):
         _check_adam_args(self.__class__.__name__, lr, betas, eps, weight_decay)
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
@@ -38,13 +39,6 @@ class _AdamBase(Optimizer):
         self._new_state("exp_avg_sq", "exp_avg_sq", 0.0)
         self._new_state("max_exp_avg_sq", "max_exp_avg_sq", 0.0)
         self._new_counter("state_step")
-
-    def _before_groups(self):
-        step = self.state_step._data
-        np.add(step, 1, out=step)
-
-    def _after_groups(self):
-        bump_version(self.state_step)
 
 
 class Adam(_AdamBase):

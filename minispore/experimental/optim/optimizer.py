@@ -149,11 +149,20 @@ class Optimizer(Cell):
                 bump_version(state)
         return True
 
+    # The name of the counter (made by `_new_counter`) that counts the steps before the groups
+    # update, for optimizers whose update reads the step number; None for the others.
+    _step_counter = None
+
     def _before_groups(self):
-        """Hook run once per step before the groups are updated (step counters)."""
+        """Hook run once per step before the groups are updated: advances the step counter."""
+        if self._step_counter is not None:
+            step = getattr(self, self._step_counter)._data
+            np.add(step, 1, out=step)
 
     def _after_groups(self):
         """Hook run once per step after the groups are updated."""
+        if self._step_counter is not None:
+            bump_version(getattr(self, self._step_counter))
 
     def _update_group(self, group, lr, indices, grads):
         raise NotImplementedError(f"'{self._owner}' must define _update_group")
