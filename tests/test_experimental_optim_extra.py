@@ -39,23 +39,10 @@ import inspect
 import numpy as np
 import pytest
 
-from minispore import Parameter, Tensor
+from minispore import Tensor
 from minispore.experimental import optim
 from minispore.experimental.optim import lr_scheduler
-
-INITIAL = {"dense.weight": np.array([[0.5, -1.2, 0.3], [2.0, -0.7, 1.1]], np.float32),
-           "bn.gamma": np.array([0.5, -0.1, 0.05], np.float32),
-           "bias": np.array([-0.4, 0.9], np.float32)}
-
-
-def make_params():
-    return [Parameter(Tensor(v.copy()), name=n) for n, v in INITIAL.items()]
-
-
-def grad_for(shape, step):
-    rng = np.random.RandomState(100 + 7 * step + int(np.prod(shape)))
-    scale = [1.0, 2.0, 0.5, 0.25, 1.5, 0.1][step % 6]
-    return (rng.randn(*shape) * scale).astype(np.float32)
+from tests.test_experimental_optim import INITIAL, grad_for, make_params  # the same fixture
 
 
 def groups(ps):
