@@ -1,7 +1,7 @@
-"""Argument checks shared by Adamax, NAdam and RAdam, through `_validator` (MindSpore 2.10's
-ranges: lr, eps > 0; weight_decay >= 0; each beta in [0, 1))."""
-from ..._validator import (check_float_range, check_non_negative_float, check_positive_float,
-                           check_sequence)
+"""Argument checks shared by the optimizers added after Adam, through `_validator` (MindSpore
+2.10's ranges: lr > 0; each beta in [0, 1)). The other hyper-parameters are checked per group
+by each optimizer's `_checks`."""
+from ..._validator import check_float_range, check_positive_float, check_sequence
 from ...common.tensor import Tensor
 
 
@@ -12,8 +12,7 @@ def check_betas(betas, arg, owner):
                                    high_inclusive=False) for k, b in enumerate(betas))
 
 
-def check_lr_eps_decay(owner, lr, eps, weight_decay):
+def check_lr(lr, owner):
+    """The default `lr` > 0 (a Tensor learning rate is checked when it becomes a Parameter)."""
     if not isinstance(lr, Tensor):
         check_positive_float(lr, "lr", owner)
-    check_positive_float(eps, "eps", owner)
-    check_non_negative_float(weight_decay, "weight_decay", owner)

@@ -2,7 +2,7 @@
 import numpy as np
 
 from ..._validator import check_bool, check_float_range, check_positive_float
-from ._checks import check_lr_eps_decay
+from ._checks import check_lr
 from .optimizer import Optimizer
 
 __all__ = ["Adadelta"]
@@ -33,8 +33,7 @@ class Adadelta(Optimizer):
                "maximize": check_bool}
 
     def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0.0, *, maximize=False):
-        check_lr_eps_decay("Adadelta", lr, eps, weight_decay)
-        _check_rho(rho, "rho", "Adadelta")
+        check_lr(lr, "Adadelta")
         defaults = {"lr": lr, "rho": rho, "eps": eps, "weight_decay": weight_decay,
                     "maximize": maximize}
         super().__init__(params, defaults)

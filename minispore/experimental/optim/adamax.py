@@ -2,7 +2,7 @@
 import numpy as np
 
 from ..._validator import check_bool, check_positive_float
-from ._checks import check_betas, check_lr_eps_decay
+from ._checks import check_betas, check_lr
 from .optimizer import Optimizer
 
 __all__ = ["Adamax"]
@@ -31,8 +31,7 @@ class Adamax(Optimizer):
 
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0, *,
                  maximize=False):
-        check_lr_eps_decay("Adamax", lr, eps, weight_decay)
-        check_betas(betas, "betas", "Adamax")
+        check_lr(lr, "Adamax")
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
                     "maximize": maximize}
         super().__init__(params, defaults)

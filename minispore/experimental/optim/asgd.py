@@ -1,11 +1,10 @@
 """ASGD (torch-style): averaged stochastic gradient descent."""
 import numpy as np
 
-from ..._validator import (check_bool, check_float, check_non_negative_float,
-                           check_positive_float)
+from ..._validator import check_bool, check_float
 from ...common._writes import bump_version
 from ...common.parameter import Parameter
-from ...common.tensor import Tensor
+from ._checks import check_lr
 from .optimizer import Optimizer
 
 __all__ = ["ASGD"]
@@ -41,11 +40,7 @@ class ASGD(Optimizer):
 
     def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0.0,
                  maximize=False):
-        if not isinstance(lr, Tensor):
-            check_positive_float(lr, "lr", "ASGD")
-        check_non_negative_float(weight_decay, "weight_decay", "ASGD")
-        _check_strict_float(lambd, "lambd", "ASGD")
-        _check_strict_float(t0, "t0", "ASGD")
+        check_lr(lr, "ASGD")
         defaults = {"lr": lr, "lambd": lambd, "alpha": alpha, "t0": t0,
                     "weight_decay": weight_decay, "maximize": maximize}
         self.__dict__["mu"] = []

@@ -4,7 +4,7 @@ import numpy as np
 from ..._validator import check_non_negative_float, check_positive_float
 from ...common._writes import bump_version
 from ...common.parameter import Parameter
-from ._checks import check_betas, check_lr_eps_decay
+from ._checks import check_betas, check_lr
 from .optimizer import Optimizer
 
 __all__ = ["NAdam"]
@@ -37,9 +37,7 @@ class NAdam(Optimizer):
 
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0,
                  momentum_decay=4e-3):
-        check_lr_eps_decay("NAdam", lr, eps, weight_decay)
-        check_non_negative_float(momentum_decay, "momentum_decay", "NAdam")
-        check_betas(betas, "betas", "NAdam")
+        check_lr(lr, "NAdam")
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
                     "momentum_decay": momentum_decay}
         self.__dict__["mu_product"] = []

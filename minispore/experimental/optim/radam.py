@@ -2,7 +2,7 @@
 import numpy as np
 
 from ..._validator import check_positive_float
-from ._checks import check_betas, check_lr_eps_decay
+from ._checks import check_betas, check_lr
 from .optimizer import Optimizer
 
 __all__ = ["RAdam"]
@@ -31,8 +31,7 @@ class RAdam(Optimizer):
     _step_counter = "step_t"
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0):
-        check_lr_eps_decay("RAdam", lr, eps, weight_decay)
-        check_betas(betas, "betas", "RAdam")
+        check_lr(lr, "RAdam")
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay}
         super().__init__(params, defaults)
         self._new_counter("step_t")

@@ -2,7 +2,7 @@
 import numpy as np
 
 from ..._validator import check_bool, check_float, check_float_range, check_sequence
-from ...common.tensor import Tensor
+from ._checks import check_lr
 from .optimizer import Optimizer
 
 __all__ = ["Rprop"]
@@ -44,10 +44,7 @@ class Rprop(Optimizer):
 
     def __init__(self, params, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *,
                  maximize=False):
-        if not isinstance(lr, Tensor):
-            check_float_range(lr, "lr", "Rprop", low=0.0, low_inclusive=False)
-        _check_etas(etas, "etas", "Rprop")
-        _check_step_sizes(step_sizes, "step_sizes", "Rprop")
+        check_lr(lr, "Rprop")
         defaults = {"lr": lr, "etas": etas, "step_sizes": step_sizes, "maximize": maximize}
         super().__init__(params, defaults)
         self._new_state("prev", "prev", 0.0)
