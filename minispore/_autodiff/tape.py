@@ -36,13 +36,6 @@ NEEDS2 = {(True, True): (True, True), (True, False): (True, False), (False, True
 NEEDS_TF, NEEDS_FT, NEEDS_TT = NEEDS2[(True, False)], NEEDS2[(False, True)], NEEDS2[(True, True)]
 
 
-def _saver2(prim, needs):
-    """The saver of a two-input node: a primitive with `saves_for` keeps, when one input is a
-    constant, only what the other input's gradient reads."""
-    return prim._save2 if needs is NEEDS_TT else prim._save2_tf if needs is NEEDS_TF \
-        else prim._save2_ft
-
-
 def needs_of(ins):
     return NEEDS1 if len(ins) == 1 else tuple([s >= 0 for s in ins])
 
@@ -337,9 +330,12 @@ def call2(prim, x, y):
             sy = y._slot if y._tape is tok else -1
             if sx >= 0 or sy >= 0:
                 t = _tracked(out, tape)
-                needs = NEEDS2[(sx >= 0, sy >= 0)]
-                tape.nodes.append((prim, (sx, sy), needs, t._slot,
-                                   _saver2(prim, needs)(x, y, t), _writes.clock, None))
+                # perf: the saver picked inline (a primitive with `saves_for` keeps, when one
+                # input is a constant, only what the other input's gradient reads)
+                save = prim._save2 if sx >= 0 and sy >= 0 else \
+                    prim._save2_tf if sx >= 0 else prim._save2_ft
+                tape.nodes.append((prim, (sx, sy), NEEDS2[(sx >= 0, sy >= 0)], t._slot,
+                                   save(x, y, t), _writes.clock, None))
                 return t
     t = _new(Tensor)
     t._data = out
@@ -421,8 +417,8 @@ def _record_binary(tape, prim, x, y, out):
         if a.dtype is not od:
             meta = ((a.shape, a.dtype), None) if x_is_t else (None, (a.shape, a.dtype))
     t = _tracked(out, tape)
-    needs = NEEDS2[(sx >= 0, sy >= 0)]
-    tape.nodes.append((prim, (sx, sy), needs, t._slot, _saver2(prim, needs)(x, y, t),
+    save = prim._save2 if sx >= 0 and sy >= 0 else prim._save2_tf if sx >= 0 else prim._save2_ft
+    tape.nodes.append((prim, (sx, sy), NEEDS2[(sx >= 0, sy >= 0)], t._slot, save(x, y, t),
                        _writes.clock, meta))
     return t
 
