@@ -298,22 +298,15 @@ def _result_grad(grads, slot, like):
 _IDENTITY = Identity()
 
 
-def _memory_of(a):
-    """The object owning array `a`'s memory (views lead back to it)."""
-    while isinstance(a, np.ndarray) and a.base is not None:
-        a = a.base
-    return id(a)
-
-
 def distinct(results, taken=()):
     """`results` (Tensors) with a copy in place of each one whose memory another result, or a
     Tensor in `taken` (the caller's inputs, sensitivities, tangents), already holds: every
     returned gradient is its own array, so editing one in place changes nothing else. The copy
     is an `Identity`, recorded when an outer transform tracks the result."""
-    seen = {_memory_of(t._data) for t in taken}
+    seen = {id(_writes.memory_owner(t._data)) for t in taken}
     out = []
     for t in results:
-        key = _memory_of(t._data)
+        key = id(_writes.memory_owner(t._data))
         if key in seen:
             t = apply(_IDENTITY, (t,))
         else:

@@ -29,7 +29,7 @@ _clock_lock = threading.Lock()
 _memory_versions = {}
 
 
-def _owner(a):
+def memory_owner(a):
     """The array that owns `a`'s memory: the end of its chain of NumPy views."""
     while isinstance(a.base, np.ndarray):
         a = a.base
@@ -45,7 +45,7 @@ def _forget(key, ref):
 def bump_version(t):
     """Record an in-place write to Tensor `t` (into its current array)."""
     global clock
-    owner = _owner(t._data)
+    owner = memory_owner(t._data)
     key = id(owner)
     with _clock_lock:
         clock += 1
@@ -59,7 +59,7 @@ def bump_version(t):
 
 def version_of(t):
     """The clock reading of the last write to Tensor `t` or into its memory (0: never)."""
-    owner = _owner(t._data)
+    owner = memory_owner(t._data)
     entry = _memory_versions.get(id(owner))
     if entry is not None and entry[0]() is owner and entry[1] > t._version:
         return entry[1]
