@@ -86,7 +86,3 @@ def views_of(root):
                 found.append((v, entry[1]))
     return found
 
-
-def has_views(t):
-    members = _family.get(id(t))
-    return members is not None and members[0]() is t and bool(members[1])

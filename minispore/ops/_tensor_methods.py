@@ -215,8 +215,6 @@ def _carry_write(t, what):
     found = _views.lookup(t)
     if found is None:
         root = t
-        if not _views.has_views(root):
-            return
     else:
         root, steps = found
         new_root = apply(A.ViewScatter(steps), (root, t))
