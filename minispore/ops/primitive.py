@@ -280,16 +280,19 @@ def _make_savers(cls):
     if len(inputs) == 2:
         src.append(f"def _save2({inputs[0]}, {inputs[1]}, _result):\n    return {body}\n")
         for name, k in (("_save2_tf", 0), ("_save2_ft", 1)):
-            kept = cls.saves if cls.saves_for is None else cls.saves_for[k]
-            part = "(" + "".join((e if s in kept else "None") + ", "
-                                 for s, e in zip(cls.saves, items)) + ")"
-            src.append(f"def {name}({inputs[0]}, {inputs[1]}, _result):\n    return {part}\n")
+            if cls.saves_for is not None:
+                part = "(" + "".join((e if s in cls.saves_for[k] else "None") + ", "
+                                     for s, e in zip(cls.saves, items)) + ")"
+                src.append(f"def {name}({inputs[0]}, {inputs[1]}, _result):\n"
+                           f"    return {part}\n")
     exec("".join(src), env)
     if "save" not in cls.__dict__:
         cls.save = staticmethod(env["save"])
     for name in ("_save1", "_save2", "_save2_tf", "_save2_ft"):
         if name in env:
             setattr(cls, name, staticmethod(env[name]))
+    if len(inputs) == 2 and cls.saves_for is None:  # one constant input changes nothing saved
+        cls._save2_tf = cls._save2_ft = cls.__dict__["_save2"]
 
 
 def register(cls):
