@@ -16,8 +16,9 @@ from ...common.tensor import Tensor
 from ..._validator import check_int, check_positive_int
 from ..primitive import PRIMITIVES, Primitive, PrimitiveWithCheck, PrimitiveWithInfer, \
     prim_attr_register
-from . import (array_ops, conv_ops, einsum_ops, linalg_ops, loss_ops, math_ops, nn_ops,  # noqa: F401
-               norm_ops, pool_ops, reduce_ops)  # (they register)
+from . import (array_ops, conv_ops, einsum_ops, fft_ops, image_ops, linalg_ops,  # noqa: F401
+               loss_ops, math_ops, nn_ops, norm_ops, optim_ops, pool_ops, random_ops, reduce_ops,
+               scatter_ops, shape_ops, special_ops)  # (they register)
 from .. import function as F
 
 # Registered primitives that only serve other rules (`internal`, and the gradient kernels named
@@ -25,6 +26,13 @@ from .. import function as F
 _REGISTERED = sorted(name for name, cls in PRIMITIVES.items()
                      if not cls.internal and not name.endswith("Grad"))
 globals().update({name: PRIMITIVES[name] for name in _REGISTERED})
+# User-facing classes that are composites (or adapt a registered primitive's call) are named in
+# their module's PRIMITIVE_CLASSES, in a primitive family or in a functional family.
+_FAMILY_CLASSES = {name: getattr(module, name)
+                   for module in (fft_ops, image_ops, linalg_ops, optim_ops, random_ops,
+                                  scatter_ops, shape_ops, special_ops) + F.FAMILIES
+                   for name in getattr(module, "PRIMITIVE_CLASSES", ())}
+globals().update(_FAMILY_CLASSES)
 Div = math_ops.Div
 
 
@@ -519,7 +527,7 @@ class Assign(Primitive):
         return variable
 
 
-__all__ = sorted(set(_REGISTERED) | {"BatchNorm", "Dropout", "Conv2DTranspose",
+__all__ = sorted(set(_REGISTERED) | set(_FAMILY_CLASSES) | {"BatchNorm", "Dropout", "Conv2DTranspose",
     "Primitive", "PrimitiveWithInfer", "PrimitiveWithCheck", "prim_attr_register", "Div",
     "BroadcastTo", "Pad", "ReduceStd", "Gather", "Split", "SplitV", "Ones", "Zeros", "OnesLike", "ZerosLike",
     "Fill", "Eye", "Shape", "Rank", "Size", "OneHot", "Unique", "GatherD", "BiasAdd", "GeLU", "ReLU6", "Elu",

@@ -1,0 +1,1 @@
+"""Scatter, gather, segment, index and search primitives: scatter_*/scatter_nd_*/tensor_scatter_*, index_add/index_fill, masked_scatter, segment and unsorted_segment reductions, bincount, histc, searchsorted, bucketize."""

@@ -1,0 +1,1 @@
+"""Specs of the fft primitives (same format as specs.py)."""

@@ -1,0 +1,1 @@
+"""Specs of the image primitives (same format as specs.py)."""

@@ -1,0 +1,1 @@
+"""Specs of the linalg primitives (same format as specs.py)."""

@@ -1,0 +1,1 @@
+"""Specs of the nn extra primitives (same format as specs.py)."""

@@ -1,0 +1,1 @@
+"""Specs of the random primitives (same format as specs.py)."""

@@ -1,0 +1,1 @@
+"""Specs of the scatter primitives (same format as specs.py)."""

@@ -1,0 +1,1 @@
+"""Specs of the shape primitives (same format as specs.py)."""

@@ -1,0 +1,1 @@
+"""Specs of the special primitives (same format as specs.py)."""
