@@ -28,7 +28,8 @@ LAYERS = [
      ["minispore.amp", "minispore.train", "minispore.dataset", "minispore.experimental",
       "minispore.testing"]),
     ("jit and the top-level facades",
-     ["minispore.common.api", "minispore.common", "minispore", "minispore.examples"]),
+     ["minispore.common.api", "minispore.common", "minispore", "minispore.examples",
+      "minispore.numpy"]),
 ]
 
 
