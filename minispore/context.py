@@ -41,7 +41,8 @@ _context = {"mode": PYNATIVE_MODE, "device_target": "CPU", "device_id": 0,
 
 def set_context(**kwargs):
     """Set context keys: `mode` (PYNATIVE_MODE or GRAPH_MODE; both run eagerly here),
-    `device_target` ('CPU', 'GPU' or 'Ascend'; computation always runs on the CPU),
+    `device_target` ('CPU'; 'GPU' and 'Ascend' are MindSpore targets this NumPy build does not
+    have, and raise RuntimeError as on a CPU-only MindSpore install),
     `detect_anomaly` (minispore's own key, default False: the first primitive whose forward or
     backward turns finite values into NaN or infinity raises a RuntimeError naming it and the
     pass; costs nothing while off), and the other keys MindSpore accepts, which are recorded.
@@ -55,6 +56,9 @@ def set_context(**kwargs):
             if value not in _DEVICE_TARGETS:
                 raise ValueError(f"For 'set_context', 'device_target' must be one of "
                                  f"{_DEVICE_TARGETS}, but got {value!r}")
+            if value != "CPU":
+                raise RuntimeError(f"Unsupported device target {value}: minispore runs on NumPy "
+                                   f"and supports only 'CPU'")
         elif key == "detect_anomaly":
             if not isinstance(value, bool):
                 raise TypeError(f"For 'set_context', 'detect_anomaly' must be a bool, but got "
@@ -79,7 +83,7 @@ def get_context(attr_key):
 
 
 def set_device(device_target, device_id=None):
-    """Record the device; computation always runs on the CPU here."""
+    """Select the device: 'CPU' (the only target here; see `set_context`)."""
     set_context(device_target=device_target, device_id=0 if device_id is None else device_id)
 
 

@@ -23,10 +23,21 @@ def test_graph_mode_runs_eagerly_with_identical_results():
     f = lambda x: (ops.sin(x) * x).sum()  # noqa: E731
     x = Tensor(np.array([0.3, -1.2], np.float32))
     eager = ms.grad(f)(x).asnumpy()
-    ms.set_context(mode=ms.GRAPH_MODE, device_target="GPU", jit_syntax_level=ms.context.LAX,
+    ms.set_context(mode=ms.GRAPH_MODE, device_target="CPU", jit_syntax_level=ms.context.LAX,
                    max_device_memory="2GB", pynative_synchronize=True)
     assert ms.get_context("mode") == ms.GRAPH_MODE
     np.testing.assert_array_equal(ms.grad(f)(x).asnumpy(), eager)
+
+
+@pytest.mark.parametrize("target", ["GPU", "Ascend"])
+def test_a_target_this_build_lacks_raises_and_changes_nothing(target):
+    # MindSpore's CPU-only wheel raises RuntimeError("Unsupported device target GPU ...")
+    with pytest.raises(RuntimeError, match=f"Unsupported device target {target}"):
+        ms.set_context(device_target=target, mode=ms.GRAPH_MODE)
+    with pytest.raises(RuntimeError, match=target):
+        ms.set_device(target)
+    assert ms.get_context("device_target") == "CPU"
+    assert ms.get_context("mode") == ms.PYNATIVE_MODE
 
 
 @pytest.mark.parametrize("kwargs,words", [({"mode": 3}, "mode"),

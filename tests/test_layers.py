@@ -15,7 +15,8 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent / "minispore"
 # highest module they re-export.
 LAYERS = [
     ("core: dtype, Tensor, Parameter, seeds, the write clock, context, argument checks",
-     ["minispore._quiet", "minispore._validator", "minispore.context", "minispore.common.dtype",
+     ["minispore._quiet", "minispore._validator", "minispore._missing",
+      "minispore._mindspore_names", "minispore.context", "minispore.common.dtype",
       "minispore.common._views", "minispore.common._files",
       "minispore.common.tensor", "minispore.common._writes", "minispore.common.seed",
       "minispore.common.initializer", "minispore.common.parameter"]),

@@ -341,12 +341,7 @@ def _differentiate(fn, args, kwargs, positions, weights, has_aux, sens, what):
                                 f"{a.dtype}: gradients are defined for floating-point inputs only")
     with _writes.guarded(), _Session() as s:  # a failed call rolls back its in-place writes
         tape = s.tape
-        call_args = list(args)
-        in_slots = []
-        for p in positions or ():
-            w = s.track_input(args[p])
-            call_args[p] = w
-            in_slots.append(w._slot)
+        call_args, in_slots = _track_inputs(s, args, positions)
         w_slots = [s.track_param(w) for w in weights or ()]
         start = len(tape.nodes)
         out = fn(*call_args, **kwargs)
@@ -387,6 +382,33 @@ def _differentiate(fn, args, kwargs, positions, weights, has_aux, sens, what):
     if has_aux:
         out = (out[0],) + tuple(_stop(o) for o in out[1:])
     return out, in_grads, w_grads
+
+
+def _track_inputs(session, args, positions):
+    """The call's arguments with each differentiated input tracked, and the input slots. One
+    object is one variable, as in MindSpore: a tensor passed at several positions (differentiated
+    or not) is tracked once, and a Parameter is tracked as the Parameter, so its uses through
+    the argument and through the Cell share one slot; each position reports the total
+    derivative."""
+    call_args = list(args)
+    tracked = {}
+    in_slots = []
+    for p in positions or ():
+        a = args[p]
+        hit = tracked.get(id(a))
+        if hit is None:
+            if isinstance(a, Parameter):
+                hit = tracked[id(a)] = (a, session.track_param(a))
+            else:
+                w = session.track_input(a)
+                hit = tracked[id(a)] = (w, w._slot)
+        in_slots.append(hit[1])
+    if tracked:
+        for q, a in enumerate(args):
+            hit = tracked.get(id(a))
+            if hit is not None:
+                call_args[q] = hit[0]
+    return call_args, in_slots
 
 
 def check_weight_gradients(grads, w_slots, weights, what):

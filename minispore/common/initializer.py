@@ -96,19 +96,26 @@ def _gain(nonlinearity, param=None):
 class Initializer:
     """Base class: an Initializer fills an array of a given shape.
 
-    A subclass defines `_fill_into(out)`, writing its values into the C-contiguous array `out`
-    of any dtype in place, or `_fill(shape)`, returning the values as a new array."""
+    A subclass defines `_initialize(arr)` (MindSpore's extension point), writing its values
+    into the NumPy array `arr` in place; the built-in ones define `_fill_into(out)` (the same,
+    on a C-contiguous array of any dtype) or `_fill(shape)`, returning the values."""
 
     def __init__(self, **kwargs):
         self._kwargs = kwargs
 
     def _fill(self, shape):
-        raise NotImplementedError(f"{type(self).__name__} must define _fill_into(out) or "
-                                  f"_fill(shape)")
+        raise NotImplementedError(f"{type(self).__name__} must define _initialize(arr) (or "
+                                  f"_fill_into(out) or _fill(shape))")
 
     def _fill_into(self, out):
+        if type(self)._initialize is not Initializer._initialize:
+            self._initialize(out)
+            return out
         np.copyto(out, self._fill(out.shape), casting="unsafe")
         return out
+
+    def _initialize(self, arr):
+        self._fill_into(arr)
 
     def _new(self, shape, dtype):
         """A new array of `shape` and `dtype` holding the values."""
@@ -376,22 +383,34 @@ def initializer(init, shape=None, dtype=mstype.float32):
         return Tensor.from_numpy(np.array(arr, np_dtype))  # one copy, never aliasing `init`
     if shape is None:
         raise ValueError("For 'initializer', 'shape' is required unless 'init' is a Tensor")
+    _resolve(init)  # bad names and types fail here, not when the values are drawn
+    return Tensor(shape=shape, dtype=dtype, init=init)  # lazy, as MindSpore's
+
+
+def _resolve(init):
     if isinstance(init, str):
         cls = _NAMED.get(init.lower())
         if cls is None:
             raise ValueError(f"For 'initializer', unknown initializer name {init!r}; known: "
                              f"{sorted(set(_NAMED))}")
-        init = cls()
-    elif isinstance(init, bool) or not isinstance(init, (Initializer, numbers.Number)):
+        return cls()
+    if isinstance(init, bool) or not isinstance(init, (Initializer, numbers.Number)):
         raise TypeError(f"For 'initializer', 'init' must be an Initializer, a name, a number or "
                         f"a Tensor, but got {type(init).__name__}")
-    elif isinstance(init, numbers.Number):
-        init = Constant(init)
-    return Tensor.from_numpy(init._new(shape, np_dtype))
+    if isinstance(init, numbers.Number):
+        return Constant(init)
+    cls = type(init)
+    if cls._initialize is Initializer._initialize and cls._fill_into is Initializer._fill_into \
+            and cls._fill is Initializer._fill:
+        raise NotImplementedError(f"{cls.__name__} must define _initialize(arr) (or "
+                                  f"_fill_into(out) or _fill(shape))")
+    return init
 
 
 def _values_for_tensor(init, shape, dtype):
-    return initializer(init, shape, dtype)._data
+    if isinstance(init, (Tensor, np.ndarray)):
+        return initializer(init, shape, dtype)._data
+    return _resolve(init)._new(shape, mstype.to_np(dtype))
 
 
 # `Tensor(shape=..., dtype=..., init=...)` draws its values here: tensor.py sits below this module,

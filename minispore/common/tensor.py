@@ -19,9 +19,9 @@ class Tensor:
             int64; NumPy inputs keep their dtype, except that sequences turn float64 into
             float32 and int32 into int64, as MindSpore does.
         dtype: a `minispore` dtype (or NumPy dtype) to cast to; float to int truncates.
-        shape, init: `Tensor(shape=(2, 3), dtype=float32, init=One())`. Unlike MindSpore the
-            values are drawn at once (`init_data()` returns the tensor as it is); without
-            `init` the tensor is zeros.
+        shape, init: `Tensor(shape=(2, 3), dtype=float32, init=One())` is lazy, as in
+            MindSpore: it prints `<uninitialized>` and its values are drawn from `init` when
+            `init_data()` runs or when the values are first read; without `init` it is zeros.
 
     Raises:
         TypeError: `input_data` is missing or not numeric (a str, None, a str array).
@@ -44,6 +44,8 @@ class Tensor:
         self._version = 0
         if shape is not None or init is not None:
             self._data = _from_shape(input_data, dtype, shape, init)
+            if type(self) is Tensor and isinstance(self._data, _Pending):
+                self.__class__ = _LazyTensor
             return
         if input_data is None:
             raise TypeError("For 'Tensor', 'input_data' must be given (or 'shape' and 'dtype', "
@@ -109,8 +111,8 @@ class Tensor:
     def is_floating_point(self):
         return self._data.dtype.kind == "f"
 
-    def init_data(self):
-        """Returns self: initialisers run when the tensor is made."""
+    def init_data(self, slice_index=None, shape=None, opt_shard_group=None):
+        """Returns self, its values drawn (see `Tensor(shape=..., init=...)`)."""
         return self
 
     # ---- conversion ----------------------------------------------------------------------
@@ -374,7 +376,65 @@ def _from_shape(input_data, dtype, shape, init):
     shape = (shape,) if isinstance(shape, int) else tuple(shape)
     if init is None:
         return np.zeros(shape, mstype.to_np(dtype))
-    return Tensor._values_from_init(init, shape, dtype)  # given by common/initializer.py
+    return _Pending(init, shape, dtype)
+
+
+class _Pending:
+    """The recipe of a lazy tensor's values: drawn from `init` when first needed."""
+    __slots__ = ("init", "shape", "dtype")
+
+    def __init__(self, init, shape, dtype):
+        self.init, self.shape, self.dtype = init, shape, mstype.to_np(dtype)
+
+    def draw(self):
+        return Tensor._values_from_init(self.init, self.shape, self.dtype)  # see initializer.py
+
+
+_data_slot = Tensor._data
+
+
+class _LazyTensor(Tensor):
+    """A Tensor whose values are not drawn yet. It knows its shape and dtype; the first read of
+    its values (any op, `asnumpy`, `init_data`) draws them, and it becomes a plain Tensor."""
+    __slots__ = ()
+
+    @property
+    def _data(self):
+        pending = _data_slot.__get__(self)
+        arr = pending.draw()
+        _data_slot.__set__(self, arr)
+        self.__class__ = Tensor
+        return arr
+
+    @_data.setter
+    def _data(self, value):
+        _data_slot.__set__(self, value)
+        self.__class__ = Tensor
+
+    @property
+    def shape(self):
+        return _data_slot.__get__(self).shape
+
+    @property
+    def dtype(self):
+        return mstype.NP_TO_MS[_data_slot.__get__(self).dtype]
+
+    @property
+    def size(self):
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    @property
+    def has_init(self):
+        return True
+
+    def init_data(self, slice_index=None, shape=None, opt_shard_group=None):
+        self._data  # noqa: B018  (reading it draws the values)
+        return self
+
+    def __repr__(self):
+        return f"Tensor(shape={list(self.shape)}, dtype={self.dtype}, value=\n<uninitialized>)"
+
+    __str__ = __repr__
 
 
 def tensor(input_data=None, dtype=None, shape=None, init=None, const_arg=False):

@@ -2,27 +2,17 @@
 users instantiate (`ops.Add()`, `ops.MatMul(transpose_b=True)`), one implementation underneath."""
 from . import operations  # the primitive classes first: the functional layer is built on them
 from . import function
-from . import function as functional
 from . import _tensor_methods  # noqa: F401  (binds Tensor operators and methods)
 from .composite import GradOperation
 from .custom import Custom
 from .function import *  # noqa: F401,F403
 from .operations import *  # noqa: F401,F403
-from .operations import Assign
 from .primitive import PRIMITIVES, Primitive, PrimitiveWithCheck, PrimitiveWithInfer, \
     prim_attr_register
-from . import composite
+from . import composite, functional
 from .._autodiff.engine import get_grad, grad, value_and_grad
 from .._autodiff.functional import hvp, jacfwd, jacrev, jvp, linearize, vjp
 from .._autodiff.batching import vmap
+from .._missing import missing_names
 
-
-def depend(value, expr):
-    """Returns `value` (an execution-order hint in MindSpore's graph mode)."""
-    return value
-
-
-def assign(variable, value):
-    """Write `value` into the Parameter (or Tensor) `variable` in place, keeping its dtype;
-    returns it."""
-    return Assign()(variable, value)
+__getattr__ = missing_names(__name__, globals())

@@ -1,9 +1,24 @@
-"""`GradOperation`, MindSpore's older gradient API (`ops.GradOperation`, `C.GradOperation`)."""
-from .._autodiff.engine import _differentiate, _normalize_weights, _split_sens
-from .._validator import check_bool, check_callable
-from ..common.tensor import Tensor
+"""`mindspore.ops.composite` (`C`): `GradOperation` (MindSpore's older gradient API), the
+type-dispatched functions optimizers are written with (`MultitypeFuncGraph`, `HyperMap`, `Map`)
+and the composite functions MindSpore keeps in this module."""
+import numbers
 
-__all__ = ["GradOperation"]
+from .._autodiff.engine import _differentiate, _normalize_weights, _split_sens
+from .._missing import missing_names
+from .._validator import check_bool, check_callable, type_name
+from ..common.parameter import Parameter
+from ..common.tensor import Tensor
+from . import function as _functional
+
+_FROM_FUNCTIONAL = ("add_flags", "batch_dot", "count_nonzero", "cummin", "dot", "gamma",
+                    "hyper_add", "laplace", "matmul", "mm", "multinomial", "normal", "ones_like",
+                    "poisson", "repeat_elements", "repeat_interleave", "sequence_mask",
+                    "tensor_dot", "uniform", "vecdot", "zeros_like", "zip_operation")
+globals().update({n: getattr(_functional, n) for n in _FROM_FUNCTIONAL
+                  if hasattr(_functional, n)})
+__all__ = ["GradOperation", "MultitypeFuncGraph", "HyperMap", "Map", "tail", "augassign_add",
+           "augassign_sub", "augassign_mul", "augassign_div", "augassign_floordiv",
+           "augassign_mod"] + [n for n in _FROM_FUNCTIONAL if n in globals()]
 
 
 class GradOperation:
@@ -57,3 +72,128 @@ class GradOperation:
             return in_grads[0]
 
         return grad_fn
+
+
+def _is_type(value, name):
+    if name == "Tensor":
+        return isinstance(value, Tensor)
+    if name == "Parameter":
+        return isinstance(value, Parameter)
+    if name == "Number":
+        return isinstance(value, numbers.Number) and not isinstance(value, Tensor)
+    if name == "Bool":
+        return isinstance(value, bool)
+    if name == "Int":
+        return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+    if name == "Float":
+        return isinstance(value, numbers.Real) and not isinstance(value, numbers.Integral)
+    if name == "Function":
+        return callable(value) and not isinstance(value, Tensor)
+    kinds = {"Tuple": tuple, "List": list, "Dict": dict, "String": str, "Slice": slice,
+             "None": type(None)}
+    if name not in kinds:
+        raise ValueError(f"For 'MultitypeFuncGraph', unknown type name {name!r}; known: "
+                         f"{sorted(kinds) + ['Bool', 'Float', 'Function', 'Int', 'Number', 'Parameter', 'Tensor']}")
+    return isinstance(value, kinds[name])
+
+
+class MultitypeFuncGraph:
+    """A function with one implementation per signature of argument types, chosen at call time:
+    `f = MultitypeFuncGraph("f")`, then `@f.register("Tensor", "Number")` on each
+    implementation. Type names: Tensor, Parameter, Number, Int, Float, Bool, Tuple, List, Dict,
+    String, Slice, None, Function. The first registered signature that matches wins."""
+
+    def __init__(self, name, read_value=False):
+        self.name = name
+        self.read_value = read_value
+        self.entries = []
+
+    def register(self, *type_names):
+        for t in type_names:
+            if not isinstance(t, str):
+                raise TypeError(f"For 'MultitypeFuncGraph.register', the types must be names "
+                                f"such as 'Tensor', but got {type_name(t)}")
+            _is_type(None, t)  # an unknown name fails at registration
+
+        def deco(fn):
+            self.entries.append((type_names, fn))
+            return fn
+        return deco
+
+    def __call__(self, *args):
+        for names, fn in self.entries:
+            if len(names) == len(args) and all(_is_type(a, n) for a, n in zip(args, names)):
+                return fn(*args)
+        got = tuple(type_name(a) for a in args)
+        raise ValueError(f"For 'MultitypeFuncGraph' '{self.name}', no registered function "
+                         f"matches the argument types {got}; registered: "
+                         f"{[names for names, _ in self.entries]}")
+
+
+class _Mapper:
+    def __init__(self, ops=None, reverse=False):
+        if ops is not None:
+            check_callable(ops, "ops", type(self).__name__)
+        self.ops = ops
+        self.reverse = check_bool(reverse, "reverse", type(self).__name__)
+
+    def __call__(self, *args):
+        fn, seqs = (self.ops, args) if self.ops is not None else (args[0], args[1:])
+        check_callable(fn, "fn", type(self).__name__)
+        return self._map(fn, seqs)
+
+    def _map(self, fn, seqs):
+        if not seqs or not isinstance(seqs[0], (tuple, list)):
+            return fn(*seqs)
+        kind, n = type(seqs[0]), len(seqs[0])
+        for s in seqs:
+            if not isinstance(s, (tuple, list)) or len(s) != n:
+                raise ValueError(f"For '{type(self).__name__}', the sequences must have the "
+                                 f"same length, but got {[len(x) if isinstance(x, (tuple, list)) else type_name(x) for x in seqs]}")
+        order = range(n - 1, -1, -1) if self.reverse else range(n)
+        out = {i: self._element(fn, tuple(s[i] for s in seqs)) for i in order}
+        return kind(out[i] for i in range(n))
+
+
+class HyperMap(_Mapper):
+    """`HyperMap(ops=None, reverse=False)`: applies `ops` (or the first call argument) to
+    corresponding elements of tuples or lists, recursing into nested ones; `reverse` visits
+    the elements last to first (the results keep their places)."""
+
+    def _element(self, fn, items):
+        return self._map(fn, items)
+
+
+class Map(_Mapper):
+    """`Map(ops=None, reverse=False)`: applies `ops` to corresponding elements of tuples or
+    lists, one level deep."""
+
+    def _element(self, fn, items):
+        return fn(*items)
+
+
+def tail(x):
+    """All but the first element of a tuple or list."""
+    if not isinstance(x, (tuple, list)):
+        raise TypeError(f"For 'tail', the input must be a tuple or list, but got {type_name(x)}")
+    return x[1:]
+
+
+def _augassign(name, op, *more):
+    """`x op= y` as MindSpore's MultitypeFuncGraph: numbers and Tensors (and `more`)."""
+    f = MultitypeFuncGraph(name)
+    for sig in (("Number", "Number"), ("Tensor", "Tensor"), ("Tensor", "Number"),
+                ("Number", "Tensor")) + more:
+        f.register(*sig)(op)
+    return f
+
+
+augassign_add = _augassign("augassign_add", lambda x, y: x + y, ("Tuple", "Tuple"),
+                           ("List", "List"), ("String", "String"))
+augassign_sub = _augassign("augassign_sub", lambda x, y: x - y)
+augassign_mul = _augassign("augassign_mul", lambda x, y: x * y)
+augassign_div = _augassign("augassign_div", lambda x, y: x / y)
+augassign_floordiv = _augassign("augassign_floordiv", lambda x, y: x // y)
+augassign_mod = _augassign("augassign_mod", lambda x, y: x % y)
+
+__getattr__ = missing_names(__name__, globals())

@@ -227,12 +227,6 @@ def test_gradient_functions_are_reusable_and_see_current_parameter_values():
     close(gf(X), [5.0, 5.0, 5.0])
 
 
-def test_same_tensor_at_two_positions_gets_each_partial():
-    gx, gy = ms.grad(lambda a, b: (a * b * b).sum(), (0, 1))(X, X)
-    close(gx, X.asnumpy() ** 2)
-    close(gy, 2 * X.asnumpy() ** 2)
-
-
 def test_grad_of_a_cell_differentiates_its_first_input():
     class Net(nn.Cell):
         def __init__(self):

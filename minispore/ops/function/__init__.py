@@ -2,13 +2,14 @@
 (MindSpore's names). Each family module lists its public functions in `__all__`; a module that
 also defines user-facing Primitive classes (MindSpore classes that are composites) names them in
 `PRIMITIVE_CLASSES`, which `ops.operations` exports."""
-from . import (array_func, clip_func, creation_func, fft_func, image_func, layer_func,
+from . import (array_func, clip_func, creation_func, fft_func, graph_func, image_func, layer_func,
                linalg_func, loss_func, math_func, nn_func, optim_func, random_func,
                scatter_func, shape_func, special_func)
 from .array_func import *  # noqa: F401,F403
 from .clip_func import *  # noqa: F401,F403
 from .creation_func import *  # noqa: F401,F403
 from .fft_func import *  # noqa: F401,F403
+from .graph_func import *  # noqa: F401,F403
 from .image_func import *  # noqa: F401,F403
 from .layer_func import *  # noqa: F401,F403
 from .linalg_func import *  # noqa: F401,F403
@@ -20,12 +21,8 @@ from .random_func import *  # noqa: F401,F403
 from .scatter_func import *  # noqa: F401,F403
 from .shape_func import *  # noqa: F401,F403
 from .special_func import *  # noqa: F401,F403
-# MindSpore's ops.functional also holds the function transforms
-from ..._autodiff.batching import vmap  # noqa: F401
-from ..._autodiff.engine import grad, value_and_grad  # noqa: F401
-from ..._autodiff.functional import jacfwd, jacrev, jvp, linearize, vjp  # noqa: F401
 
-FAMILIES = (array_func, clip_func, creation_func, fft_func, image_func, layer_func, linalg_func,
+FAMILIES = (array_func, clip_func, creation_func, fft_func, graph_func, image_func, layer_func, linalg_func,
             loss_func, math_func, nn_func, optim_func, random_func, scatter_func, shape_func,
             special_func)
 __all__ = [name for family in FAMILIES for name in family.__all__]

@@ -498,35 +498,6 @@ class Dropout(Primitive):
         return x * scale, wrap(mask)
 
 
-class Depend(Primitive):
-    """`Depend()(value, expr)` returns value (an ordering hint in graph mode)."""
-
-    def __call__(self, value, expr):
-        return value
-
-
-class Assign(Primitive):
-    """`Assign()(variable, value)`: write value into the Parameter (or Tensor) `variable` in
-    place, keeping its dtype; returns it."""
-
-    def __call__(self, variable, value):
-        if isinstance(variable, Parameter):
-            return variable.assign_value(value)
-        if not isinstance(variable, Tensor):
-            raise TypeError(f"For 'Assign', 'variable' must be a Parameter or Tensor, but got "
-                            f"{type(variable).__name__}")
-        shape = np.shape(value._data if isinstance(value, Tensor) else value)
-        try:
-            fits = np.broadcast_shapes(shape, variable.shape) == variable.shape
-        except ValueError:
-            fits = False
-        if not fits:
-            raise ValueError(f"For 'Assign', the value's shape {shape} does not match the "
-                             f"variable's shape {variable.shape}")
-        variable[...] = value
-        return variable
-
-
 __all__ = sorted(set(_REGISTERED) | set(_FAMILY_CLASSES) | {"BatchNorm", "Dropout", "Conv2DTranspose",
     "Primitive", "PrimitiveWithInfer", "PrimitiveWithCheck", "prim_attr_register", "Div",
     "BroadcastTo", "Pad", "ReduceStd", "Gather", "Split", "SplitV", "Ones", "Zeros", "OnesLike", "ZerosLike",
@@ -534,5 +505,5 @@ __all__ = sorted(set(_REGISTERED) | set(_FAMILY_CLASSES) | {"BatchNorm", "Dropou
     "SeLU", "HSwish", "HSigmoid", "Mish", "Softsign", "L2Normalize", "TopK", "Sort", "ReduceAll",
     "ReduceAny", "ScatterNd", "TensorScatterUpdate", "TensorScatterAdd",
     "SoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropyWithLogits", "StandardNormal",
-    "UniformReal", "Depend", "Assign",
+    "UniformReal",
 })
