@@ -1,7 +1,7 @@
 """minispore: MindSpore's PyNative API on NumPy. `import minispore as mindspore`."""
 from . import common
 from .common import dtype
-from .common.api import jit, jit_class
+from .common.api import JitConfig, jit, jit_class
 from .common.dtype import *  # noqa: F401,F403  (float32, int64, ...)
 from .common.dtype import dtype_to_nptype, get_py_obj_dtype, pytype_to_dtype
 from .common.parameter import Parameter, ParameterTuple

@@ -41,7 +41,7 @@ class HookHandle:
         return False
 
 
-class _Table(dict):
+class HookTable(dict):
     """key -> hook, in call order (a dict subclass so that handles can refer to it weakly)."""
 
     __slots__ = ("__weakref__",)
@@ -78,7 +78,7 @@ def register_hook(t, hook):
     check_callable(hook, "hook", "register_hook")
     table = getattr(t, "_hooks", None)
     if table is None:
-        table = t._hooks = _Table()
+        table = t._hooks = HookTable()
     key = table.add(hook)
     tape = _state.tape
     if tape is not None and t._tape is tape.token:
@@ -128,10 +128,10 @@ class CellHooks:
     __slots__ = ("forward_pre", "forward", "backward_pre", "backward")
 
     def __init__(self):
-        self.forward_pre = _Table()
-        self.forward = _Table()
-        self.backward_pre = _Table()
-        self.backward = _Table()
+        self.forward_pre = HookTable()
+        self.forward = HookTable()
+        self.backward_pre = HookTable()
+        self.backward = HookTable()
 
     def __bool__(self):
         return bool(self.forward_pre or self.forward or self.backward_pre or self.backward)

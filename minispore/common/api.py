@@ -1,7 +1,7 @@
 """`jit`: MindSpore's graph-compilation decorator. minispore runs the function eagerly."""
 import functools
 
-__all__ = ["jit", "jit_class"]
+__all__ = ["jit", "jit_class", "JitConfig"]
 
 
 def jit(function=None, *, capture_mode="ast", jit_level="O0", dynamic=0, fullgraph=False,
@@ -31,3 +31,24 @@ def jit(function=None, *, capture_mode="ast", jit_level="O0", dynamic=0, fullgra
 def jit_class(cls):
     """Accepted for compatibility; returns the class unchanged."""
     return cls
+
+
+class JitConfig:
+    """Options for compiling a Cell (`cell.set_jit_config(JitConfig(jit_level="O1"))`), kept in
+    `jit_config_dict`. Cells run eagerly here, so the options are recorded, checked and
+    reported, not acted on."""
+
+    def __init__(self, jit_level="", exc_mode="auto", jit_syntax_level="", debug_level="RELEASE",
+                 infer_boost="off", **kwargs):
+        for name, value, allowed in (("jit_level", jit_level, ("", "O0", "O1", "O2")),
+                                     ("exc_mode", exc_mode, ("auto", "sink", "no_sink")),
+                                     ("jit_syntax_level", jit_syntax_level,
+                                      ("", "STRICT", "COMPATIBLE", "LAX")),
+                                     ("debug_level", debug_level, ("RELEASE", "DEBUG")),
+                                     ("infer_boost", infer_boost, ("on", "off"))):
+            if value not in allowed:
+                raise ValueError(f"For 'JitConfig', '{name}' must be one of {allowed}, but got "
+                                 f"{value!r}")
+        self.jit_config_dict = {"jit_level": jit_level, "exc_mode": exc_mode,
+                                "jit_syntax_level": jit_syntax_level, "debug_level": debug_level,
+                                "infer_boost": infer_boost, **kwargs}

@@ -1,7 +1,9 @@
 """Cell: the base of every network, with MindSpore's registration and parameter naming rules."""
 import functools
-from collections import OrderedDict
+import time
+from collections import OrderedDict, namedtuple
 from collections.abc import Callable
+from typing import TypeVar
 
 import numpy as np
 
@@ -18,10 +20,25 @@ from ..ops.operations.math_ops import cast
 __all__ = ["Cell"]
 
 _DEFAULT_NAME_PREFIX = "Parameter#"
+_EXTRA_STATE = "_extra_state"
+
+
+class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    """What `load_state_dict` returns: the keys the cell expected and did not get, and the keys
+    it got and does not have."""
+
+    def __repr__(self):
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return super().__repr__()
 
 
 def _compute_construct(np_dtype, construct, *args, **kwargs):
     return compute_in(np_dtype, construct, args, kwargs)
+
+
+def _join(prefix, path):
+    return f"{prefix}{path}." if path else prefix
 
 
 class Cell:
@@ -44,6 +61,8 @@ class Cell:
     positional input; parameters used inside get zero gradients (as in MindSpore).
     """
 
+    T_destination = TypeVar("T_destination", bound=dict)  # state_dict's `destination` type
+
     # True while __call__ may go straight to construct (no hooks, bprop, recompute, to_float);
     # a class attribute so that cells that skip Cell.__init__ still have it.
     _fast = True
@@ -60,6 +79,7 @@ class Cell:
         d["_auto_prefix"] = auto_prefix
         d["_buffers"] = OrderedDict()
         d["_compute_dtype"] = None  # set by to_float: inputs (and layer weights) cast to it
+        d["_create_time"] = time.time()
         d["training"] = False
         if flags:
             for k, v in flags.items():
@@ -165,6 +185,7 @@ class Cell:
                             f"{type(prefix).__name__}")
         for p in self.get_parameters(expand=recurse):
             p.name = prefix + p.name
+        self.__dict__["_param_prefix"] = prefix
 
     # ---- traversal --------------------------------------------------------------------------
     def parameters_and_names(self, name_prefix="", expand=True):
@@ -219,7 +240,118 @@ class Cell:
         return OrderedDict((n, c) for n, c in self._cells.items() if c is not None)
 
     def get_flags(self):
-        return {}
+        """The flags set by `add_flags` (a dict)."""
+        return dict(self.__dict__.get("_flags", {}))
+
+    def add_flags(self, **flags):
+        """Set each flag as an attribute of this cell and record it (see `get_flags`);
+        returns self."""
+        self.__dict__.setdefault("_flags", {}).update(flags)
+        for k, v in flags.items():
+            object.__setattr__(self, k, v)
+        return self
+
+    def add_flags_recursive(self, **flags):
+        """`add_flags` on this cell and every descendant; returns self."""
+        for _, cell in self.cells_and_names():
+            cell.add_flags(**flags)
+        return self
+
+    @property
+    def cls_name(self):
+        return type(self).__name__
+
+    @property
+    def create_time(self):
+        """When the cell was made (seconds since the epoch)."""
+        return self.__dict__.get("_create_time", 0.0)
+
+    @property
+    def param_prefix(self):
+        """The prefix last given to this cell's parameter names by `update_parameters_name`."""
+        return self.__dict__.get("_param_prefix", "")
+
+    def update_cell_type(self, cell_type):
+        """Record the cell's type tag (MindSpore uses it to pick quantisation passes)."""
+        self.__dict__["cell_type"] = cell_type
+
+    def check_names(self):
+        """Raise ValueError if two parameters of this cell share a name (a checkpoint could not
+        tell them apart)."""
+        seen = set()
+        for p in self.get_parameters():
+            if p.name in seen:
+                raise ValueError(f"For '{type(self).__name__}', the parameter name {p.name!r} is "
+                                 f"used more than once")
+            seen.add(p.name)
+
+    @property
+    def exist_names(self):
+        """The parameter names of this cell, as a set."""
+        return {p.name for p in self.get_parameters()}
+
+    def get_sub_cell(self, target):
+        """The descendant at the dotted attribute path `target` ('' is this cell)."""
+        cell = self
+        for part in target.split(".") if target else ():
+            child = cell._cells.get(part)
+            if child is None:
+                raise AttributeError(f"{type(cell).__name__} has no attribute `{part}`")
+            cell = child
+        return cell
+
+    def get_buffer(self, target):
+        """The buffer at the dotted path `target` ('block.running_mean')."""
+        path, _, name = target.rpartition(".")
+        cell = self.get_sub_cell(path)
+        if name not in cell._buffers:
+            raise AttributeError(f"{type(cell).__name__} has no buffer `{name}`")
+        return cell.__dict__[name]
+
+    def init_parameters_data(self, auto_parallel_mode=False):
+        """Draw the values of every parameter still lazy (made from `initializer(...)` or
+        `Tensor(shape=..., init=...)`); returns {parameter: parameter}."""
+        return {p.init_data(): p for p in self.get_parameters()}
+
+    def set_inputs(self, *inputs, **kwargs):
+        """Declare the inputs' shapes (a None or -1 dimension is dynamic), as graph mode uses them;
+        recorded and returned by `get_inputs`."""
+        self.__dict__["_declared_inputs"] = inputs
+        self.__dict__["_declared_kwargs"] = kwargs
+
+    def get_inputs(self):
+        """The inputs given to `set_inputs`, or None."""
+        return self.__dict__.get("_declared_inputs")
+
+    def shard(self, in_strategy, out_strategy=None, parameter_plan=None):
+        """MindSpore's operator-sharding plan for semi-automatic parallel runs. One process holds
+        the whole cell, so the plan is checked and recorded, and changes nothing."""
+        if not isinstance(in_strategy, tuple):
+            raise TypeError(f"For 'Cell.shard', 'in_strategy' must be a tuple, but got "
+                            f"{type(in_strategy).__name__}")
+        if out_strategy is not None and not isinstance(out_strategy, tuple):
+            raise TypeError(f"For 'Cell.shard', 'out_strategy' must be a tuple or None, but got "
+                            f"{type(out_strategy).__name__}")
+        self.__dict__["_shard_plan"] = (in_strategy, out_strategy, parameter_plan)
+
+    @property
+    def jit_config_dict(self):
+        """The options given by `set_jit_config`, as a dict ({} when none)."""
+        return dict(self.__dict__.get("_jit_config", {}))
+
+    def set_jit_config(self, jit_config):
+        """Record a `JitConfig` (its options are read by `jit_config_dict`)."""
+        options = getattr(jit_config, "jit_config_dict", None)
+        if not isinstance(options, dict):
+            raise TypeError(f"For 'Cell.set_jit_config', 'jit_config' must be a JitConfig, but "
+                            f"got {type(jit_config).__name__}")
+        self.__dict__["_jit_config"] = dict(options)
+
+    @property
+    def enable_backward_hook(self):
+        """Whether a backward hook is registered on this cell."""
+        hooks = self.__dict__.get("_cell_hooks")
+        return bool(hooks is not None and (hooks.backward or hooks.backward_pre))
 
     # ---- buffers and state ----------------------------------------------------------------
     def register_buffer(self, name, tensor, persistent=True):
@@ -253,25 +385,93 @@ class Cell:
             yield t
 
     def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
-        """OrderedDict of parameter name -> Parameter, then persistent buffer path -> Tensor."""
+        """OrderedDict of the extra states (`get_extra_state` of cells that define it, under
+        `path._extra_state`), then parameter name -> Parameter, then persistent buffer path ->
+        Tensor. Hooks registered with `register_state_dict_pre_hook` run first, with
+        (cell, prefix, keep_vars); `register_state_dict_post_hook` ones last, with (cell,
+        state_dict, prefix, {})."""
+        cells = list(self.cells_and_names())
+        for path, cell in cells:
+            for hook in cell._state_hooks("state_pre").values():
+                hook(cell, _join(prefix, path), keep_vars)
+        out = self._collect_state(cells, destination, prefix)
+        for path, cell in cells:
+            for hook in cell._state_hooks("state_post").values():
+                hook(cell, out, _join(prefix, path), {})
+        return out
+
+    def _collect_state(self, cells, destination=None, prefix=""):
         out = OrderedDict() if destination is None else destination
+        for path, cell in cells:
+            if type(cell).get_extra_state is not Cell.get_extra_state:
+                out[_join(prefix, path) + _EXTRA_STATE] = cell.get_extra_state()
         for p in self.get_parameters():
             out[prefix + p.name] = p
-        for path, cell in self.cells_and_names():
+        for path, cell in cells:
             for name, (_, persistent) in cell._buffers.items():
                 t = cell.__dict__.get(name)
                 if persistent and t is not None:
                     out[prefix + (f"{path}.{name}" if path else name)] = t
         return out
 
+    def get_extra_state(self):
+        """Override to add a picklable value to `state_dict` (key `_extra_state`), given back to
+        `set_extra_state` by `load_state_dict`."""
+        raise RuntimeError(f"{type(self).__name__}.get_extra_state() is called only when a "
+                           f"subclass defines it")
+
+    def set_extra_state(self, state):
+        """Override together with `get_extra_state`: receives the saved value."""
+        raise RuntimeError(f"{type(self).__name__}.set_extra_state() is called only when a "
+                           f"subclass defines it, and the state_dict has an '_extra_state' for it")
+
+    def _state_hooks(self, kind):
+        tables = self.__dict__.setdefault("_state_dict_hooks", {})
+        table = tables.get(kind)
+        if table is None:
+            table = tables[kind] = _hooks.HookTable()
+        return table
+
+    def _add_state_hook(self, kind, hook):
+        check_type(hook, Callable, "hook", "Cell", "a callable hook function")
+        table = self._state_hooks(kind)
+        return _hooks.HookHandle(table, table.add(hook))
+
+    def register_state_dict_pre_hook(self, hook):
+        """`hook(cell, prefix, keep_vars)` runs before `state_dict` collects; returns a handle
+        with `remove()`."""
+        return self._add_state_hook("state_pre", hook)
+
+    def register_state_dict_post_hook(self, hook):
+        """`hook(cell, state_dict, prefix, local_metadata)` runs after `state_dict` collects (it
+        may edit the dict in place); returns a handle with `remove()`."""
+        return self._add_state_hook("state_post", hook)
+
+    def register_load_state_dict_pre_hook(self, hook):
+        """`hook(cell, state_dict, prefix, local_metadata, strict, missing_keys,
+        unexpected_keys, error_msgs)` runs before `load_state_dict` checks (it may edit the
+        dict); returns a handle with `remove()`."""
+        return self._add_state_hook("load_pre", hook)
+
+    def register_load_state_dict_post_hook(self, hook):
+        """`hook(cell, incompatible_keys)` runs after `load_state_dict` wrote the values (it may
+        edit the two key lists); returns a handle with `remove()`."""
+        return self._add_state_hook("load_post", hook)
+
     def load_state_dict(self, state_dict, strict=True):
         """Copy values from `state_dict` (name -> Tensor) into this cell's parameters and
         buffers. Everything is checked first: a missing key (with `strict`), an unexpected key
         (with `strict`) or a shape mismatch raises and nothing is written.
-        Returns (missing_keys, unexpected_keys)."""
-        own = self.state_dict()
+        Returns (missing_keys, unexpected_keys), a named tuple. Extra states (`_extra_state`
+        keys) go to `set_extra_state` of the cells that define it."""
+        cells = list(self.cells_and_names())
+        for path, cell in cells:
+            for hook in cell._state_hooks("load_pre").values():
+                hook(cell, state_dict, _join("", path), {}, strict, [], [], [])
+        own = self._collect_state(cells)
+        extra = {k: own.pop(k) for k in list(own) if k.rpartition(".")[2] == _EXTRA_STATE}
         missing = [k for k in own if k not in state_dict]
-        unexpected = [k for k in state_dict if k not in own]
+        unexpected = [k for k in state_dict if k not in own and k not in extra]
         problems = []
         if strict and missing:
             problems.append("Missing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in missing))
@@ -297,7 +497,15 @@ class Cell:
                 target._write(arr)
             else:
                 target.assign_value(Tensor(arr))
-        return missing, unexpected
+        for path, cell in cells:
+            key = _join("", path) + _EXTRA_STATE
+            if key in state_dict and key in extra:
+                cell.set_extra_state(state_dict[key])
+        result = _IncompatibleKeys(missing, unexpected)
+        for path, cell in cells:
+            for hook in cell._state_hooks("load_post").values():
+                hook(cell, result)
+        return result
 
     def apply(self, fn):
         """Call fn(cell) on every descendant, then on this cell; returns self."""
