@@ -5,15 +5,19 @@ from .common.api import JitConfig, jit, jit_class
 from .common.dtype import *  # noqa: F401,F403  (float32, int64, ...)
 from .common.dtype import dtype_to_nptype, get_py_obj_dtype, pytype_to_dtype
 from .common.parameter import Parameter, ParameterTuple
-from .common.seed import get_rng_state, get_seed, set_rng_state, set_seed
+from .common.seed import (Generator, default_generator, get_rng_state, get_seed, initial_seed,
+                          seed, set_rng_state, set_seed)
 from .common.tensor import Tensor, from_numpy, is_tensor, tensor
-from .context import (GRAPH_MODE, PYNATIVE_MODE, get_context, set_context, set_device)
+from .context import (COMPATIBLE, GRAPH_MODE, LAX, PYNATIVE_MODE, STRICT, get_context,
+                      get_current_device, set_context, set_device)
 from . import ops
 from ._autodiff.engine import get_grad, grad, value_and_grad
 from ._autodiff.anomaly import detect_anomaly
 from ._autodiff.recompute import recompute
 from ._autodiff.functional import jacfwd, jacrev, jvp, vjp
 from ._autodiff.batching import vmap
+from .ops.function.sparse_func import COOTensor, CSRTensor, RowTensor
+from .ops.function.sparse_func import COOTensor as SparseTensor  # MindSpore's deprecated name
 from . import nn
 
 __version__ = "0.1.0"
@@ -43,3 +47,7 @@ from .train import (  # noqa: E402,F401  (Model, callbacks, metrics, as MindSpor
 from .train.serialization import (  # noqa: E402,F401  (checkpoints)
     async_ckpt_thread_status, ckpt_to_safetensors, load_checkpoint, load_checkpoint_async,
     load_param_into_net, safetensors_to_ckpt, save_checkpoint)
+
+from ._missing import missing_names  # noqa: E402
+
+__getattr__ = missing_names(__name__, globals())

@@ -6,6 +6,8 @@ __all__ = [
     "float16", "float32", "float64", "bfloat16", "complex64", "complex128",
     "half", "single", "double", "float_", "int_", "uint", "number", "tensor_type",
     "dtype_to_nptype", "dtype_to_pytype", "pytype_to_dtype", "get_py_obj_dtype",
+    "byte", "ubyte", "short", "ushort", "intc", "uintc", "intp", "uintp", "long", "cfloat",
+    "cdouble", "string", "list_", "tuple_", "type_none",
 ]
 
 
@@ -55,12 +57,20 @@ complex128 = Type("complex128", np.complex128, "Complex128")
 # make a Tensor of it raises a TypeError that says so.
 bfloat16 = Type("bfloat16", None, "BFloat16")
 half, single, double = float16, float32, float64
+# C-style aliases, as MindSpore names them (`byte` is int8 there too)
+byte, ubyte, short, ushort = int8, uint8, int16, uint16
+intc, uintc, intp, uintp, long = int32, uint32, int64, uint64, int64
+cfloat, cdouble = complex64, complex128
 # MindSpore's generic category types: `ms.float_` prints `mindspore.float`, `ms.int_` `mindspore.int`.
 float_ = Type("float", None, "Float")
 int_ = Type("int", None, "Int")
 uint = Type("uint", None, "UInt")
 number = Type("number", None, "Number")
 tensor_type = Type("tensor", None, "Tensor")
+string = Type("string_", None, "String")  # the types of non-tensor values in MindSpore's graphs
+list_ = Type("list_", None, "List")
+tuple_ = Type("tuple_", None, "Tuple")
+type_none = Type("type_none", None, "TypeNone")
 
 # MindSpore's category tuples, used in user code as `if x.dtype in mstype.float_type:`.
 int_type = (int8, int16, int32, int64)
@@ -71,7 +81,8 @@ number_type = int_type + uint_type + float_type + complex_type
 
 _ALL = (bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
         float16, float32, float64, complex64, complex128)
-_BY_NAME = {t._name: t for t in _ALL + (bfloat16, float_, int_, uint, number, tensor_type)}
+_BY_NAME = {t._name: t for t in _ALL + (bfloat16, float_, int_, uint, number, tensor_type,
+                                         string, list_, tuple_, type_none)}
 NP_TO_MS = {t._np: t for t in _ALL}
 _PY_TO_MS = {bool: bool_, int: int64, float: float64, complex: complex128}
 # NumPy dtypes, NumPy scalar types and Python types that name a dtype minispore supports.

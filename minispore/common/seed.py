@@ -7,7 +7,7 @@ import numpy as np
 from .tensor import Tensor
 
 __all__ = ["set_seed", "get_seed", "generator", "on_seed", "get_rng_state", "set_rng_state",
-           "register_stream"]
+           "register_stream", "Generator", "default_generator", "initial_seed", "seed"]
 
 _lock = threading.Lock()
 _seed = None
@@ -208,3 +208,74 @@ def set_rng_state(state):
         _by_op_seed.update(op_streams)
     for name in sorted(named):
         extra[name][1](gens[name])
+
+
+class Generator:
+    """A random stream of its own (MindSpore's `mindspore.Generator`): `manual_seed(n)` seeds it,
+    `seed()` seeds it from fresh entropy and returns the seed, `get_state()`/`set_state()` save
+    and restore it."""
+
+    def __init__(self):
+        self._initial = 0
+        self._rng = np.random.default_rng(0)
+
+    def manual_seed(self, seed):
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+            raise ValueError(f"For 'Generator.manual_seed', 'seed' must be a non-negative int, "
+                             f"but got {seed!r}")
+        self._initial = int(seed)
+        self._rng = np.random.default_rng(self._initial)
+        return self
+
+    def seed(self):
+        fresh = int(np.random.SeedSequence().entropy % (2 ** 32))
+        self.manual_seed(fresh)
+        return fresh
+
+    def initial_seed(self):
+        return self._initial
+
+    def get_state(self):
+        """The stream's state as a uint8 Tensor (for `set_state`), in `get_rng_state`'s
+        format."""
+        raw = _HEAD.pack(_MAGIC, self._initial, 1) + _pack_stream("global", self._rng)
+        return Tensor(np.frombuffer(raw, np.uint8).copy())
+
+    def set_state(self, state):
+        seed, gens = _parse_state(state)
+        self._initial, self._rng = (0 if seed is None else seed), gens["global"]
+        return self
+
+
+class _DefaultGenerator(Generator):
+    """The framework's global stream (the one `set_seed` seeds), seen as a Generator."""
+
+    def __init__(self):
+        pass
+
+    def manual_seed(self, seed):
+        set_seed(seed)
+        return self
+
+    def initial_seed(self):
+        return 0 if _seed is None else _seed
+
+    def get_state(self):
+        return get_rng_state()
+
+    def set_state(self, state):
+        set_rng_state(state)
+        return self
+
+
+default_generator = _DefaultGenerator()
+
+
+def initial_seed():
+    """The seed of the global stream (0 until `set_seed` is called)."""
+    return default_generator.initial_seed()
+
+
+def seed():
+    """Seed the global stream from fresh entropy; returns the seed."""
+    return default_generator.seed()

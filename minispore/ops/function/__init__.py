@@ -4,7 +4,7 @@ also defines user-facing Primitive classes (MindSpore classes that are composite
 `PRIMITIVE_CLASSES`, which `ops.operations` exports."""
 from . import (array_func, clip_func, creation_func, fft_func, graph_func, image_func, layer_func,
                linalg_func, loss_func, math_func, nn_func, optim_func, random_func,
-               scatter_func, shape_func, special_func)
+               scatter_func, shape_func, sparse_func, special_func)
 from .array_func import *  # noqa: F401,F403
 from .clip_func import *  # noqa: F401,F403
 from .creation_func import *  # noqa: F401,F403
@@ -20,9 +20,10 @@ from .optim_func import *  # noqa: F401,F403
 from .random_func import *  # noqa: F401,F403
 from .scatter_func import *  # noqa: F401,F403
 from .shape_func import *  # noqa: F401,F403
+from .sparse_func import *  # noqa: F401,F403
 from .special_func import *  # noqa: F401,F403
 
 FAMILIES = (array_func, clip_func, creation_func, fft_func, graph_func, image_func, layer_func, linalg_func,
             loss_func, math_func, nn_func, optim_func, random_func, scatter_func, shape_func,
-            special_func)
+            sparse_func, special_func)
 __all__ = [name for family in FAMILIES for name in family.__all__]
