@@ -27,7 +27,7 @@ LAYERS = [
     ("nn", ["minispore.nn"]),
     ("training, data, mixed precision",
      ["minispore.amp", "minispore.train", "minispore.dataset", "minispore.experimental",
-      "minispore.testing"]),
+      "minispore.testing", "minispore.mindrecord", "minispore.profiler"]),
     ("jit and the top-level facades",
      ["minispore.common.api", "minispore.common", "minispore", "minispore.examples",
       "minispore.numpy"]),

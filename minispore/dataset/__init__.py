@@ -1,6 +1,9 @@
 """`mindspore.dataset`: sources, pipeline ops (map, batch, shuffle, ...), samplers, iterators,
 `config`, and the `transforms` / `vision` transform modules."""
-from . import config, samplers, transforms, vision
+from . import config, samplers, text, transforms, vision
+from . import datasets_mindrecord, datasets_text
+from .datasets_mindrecord import *  # noqa: F401,F403
+from .datasets_text import *  # noqa: F401,F403
 from .datasets import (BatchDataset, BatchInfo, ConcatDataset, Dataset, FilterDataset,
                        MapDataset, MappableDataset, ProjectDataset, RenameDataset, RepeatDataset,
                        ShuffleDataset, SkipDataset, TakeDataset, ZipDataset, zip)
@@ -20,4 +23,4 @@ __all__ = [
     "Cifar10Dataset", "Cifar100Dataset", "ImageFolderDataset",
     "Sampler", "BuiltinSampler", "SequentialSampler", "RandomSampler", "DistributedSampler",
     "SubsetRandomSampler", "SubsetSampler",
-]
+] + datasets_mindrecord.__all__ + datasets_text.__all__

@@ -1,0 +1,3 @@
+"""MindDataset: reading MindRecord files (see `minispore.mindrecord`)."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""`mindspore.dataset.text`: tokenizers, vocabularies and text transforms."""
+
+__all__ = []
