@@ -3,13 +3,14 @@
 import numpy as np
 
 from ..._autodiff.tape import apply, wrap
-from ..._validator import check_bool, check_int, check_reduction, check_sequence
+from ..._validator import (check_bool, check_float, check_int, check_one_of, check_reduction,
+                           check_sequence)
 from ...common.tensor import Tensor
 from ..operations import array_ops as A
 from ..operations import loss_ops as LO
 from ..operations import math_ops as M
 from ..operations import reduce_ops as R
-from ..primitive import shared
+from ..primitive import Primitive, shared
 from . import math_func as F
 from . import nn_func as NF
 from ._checks import _tensor
@@ -129,3 +130,290 @@ def multilabel_margin_loss(input, target, reduction="mean"):
     if input.ndim == 1:
         loss = A.reshape(loss, ())
     return NF._reduce(loss, reduction)
+
+
+# ---- MindSpore's loss Primitive classes ----------------------------------------------------------
+
+class _ReducedLoss(Primitive):
+    _reductions = ("mean", "sum", "none")
+
+    def __init__(self, reduction="mean"):
+        super().__init__()
+        self.reduction = check_reduction(reduction, self.name, self._reductions)
+
+
+class BCEWithLogitsLoss(_ReducedLoss):
+    """`BCEWithLogitsLoss(reduction='mean')(input, target, weight=None, posWeight=None)`: as
+    `ops.binary_cross_entropy_with_logits` (weights broadcast)."""
+
+    def __call__(self, input, target, weight=None, posWeight=None):
+        return NF.binary_cross_entropy_with_logits(input, target, weight, posWeight,
+                                                   self.reduction)
+
+
+class BinaryCrossEntropy(_ReducedLoss):
+    """`BinaryCrossEntropy(reduction='mean')(input, target, weight=None)`: as
+    `ops.binary_cross_entropy` of probabilities."""
+
+    def __call__(self, input, target, weight=None):
+        return NF.binary_cross_entropy(input, target, weight, self.reduction)
+
+
+class KLDivLoss(_ReducedLoss):
+    """`KLDivLoss(reduction='mean')(logits, labels)`: as `ops.kl_div` ('mean' averages over
+    every element; 'batchmean' divides the sum by the batch size)."""
+
+    _reductions = ("mean", "batchmean", "sum", "none")
+
+    def __call__(self, logits, labels):
+        return NF.kl_div(logits, labels, self.reduction)
+
+
+class L2Loss(Primitive):
+    """`L2Loss()(input)`: sum(input^2) / 2, a scalar of the input's dtype."""
+
+    def __init__(self):
+        super().__init__()
+
+    def __call__(self, input):
+        _tensor(input, "L2Loss")
+        if input._data.dtype.kind != "f":
+            raise TypeError(f"For 'L2Loss', the input must be a float16, float32 or float64 "
+                            f"Tensor, but got {input.dtype}")
+        return F.sum(input * input) * 0.5
+
+
+class MultiMarginLoss(_ReducedLoss):
+    """`MultiMarginLoss(p=1, margin=1.0, reduction='mean')(x, target, weight=None)`: as
+    `ops.multi_margin_loss`."""
+
+    def __init__(self, p=1, margin=1.0, reduction="mean"):
+        super().__init__(reduction)
+        self.p = check_one_of(check_int(p, "p", "MultiMarginLoss"), (1, 2), "p",
+                              "MultiMarginLoss")
+        self.margin = check_float(margin, "margin", "MultiMarginLoss")
+
+    def __call__(self, x, target, weight=None):
+        return NF.multi_margin_loss(x, target, self.p, self.margin, weight, self.reduction)
+
+
+class MultilabelMarginLoss(_ReducedLoss):
+    """`MultilabelMarginLoss(reduction='mean')(x, target)` -> (loss, is_target): the loss of
+    `ops.multilabel_margin_loss` and the int32 map (target's shape) of each sample's target
+    classes. MindSpore 2.10 has no CPU kernel for it."""
+
+    def __call__(self, x, target):
+        loss = multilabel_margin_loss(x, target, self.reduction)
+        t = target._data.reshape(-1, target.shape[-1])
+        listed = np.cumprod(t != -1, axis=1).astype(bool)
+        is_target = np.zeros(t.shape, np.int32)
+        rows = np.broadcast_to(np.arange(t.shape[0])[:, None], t.shape)
+        is_target[rows[listed], t[listed]] = 1
+        return loss, wrap(is_target.reshape(target.shape))
+
+
+class NLLLoss(_ReducedLoss):
+    """`NLLLoss(reduction='mean', ignore_index=-100)(logits, labels, weight)` -> (loss,
+    total_weight): the weighted negative log-likelihood of log-probabilities (N, C) at
+    `labels`, and the sum of the weights of the labels not ignored."""
+
+    def __init__(self, reduction="mean", ignore_index=-100):
+        super().__init__(reduction)
+        self.ignore_index = check_int(ignore_index, "ignore_index", "NLLLoss")
+
+    def __call__(self, logits, labels, weight):
+        _tensor(weight, "NLLLoss", "weight")
+        loss = NF.nll_loss(logits, labels, weight, self.ignore_index, self.reduction)
+        t = labels._data.reshape(-1)
+        keep = t != self.ignore_index
+        w = weight._data[np.where(keep, t, 0)] * keep
+        return loss, wrap(np.asarray(w.sum(), loss._data.dtype))
+
+
+class SigmoidCrossEntropyWithLogits(Primitive):
+    """`SigmoidCrossEntropyWithLogits()(logits, label)`: the elementwise binary cross-entropy
+    of sigmoid(logits) against `label`, computed stably; as in MindSpore, `label` gets no
+    gradient."""
+
+    def __init__(self):
+        super().__init__()
+
+    def __call__(self, logits, label):
+        return NF.binary_cross_entropy_with_logits(logits, NF.stop_gradient(label),
+                                                   reduction="none")
+
+
+class SmoothL1Loss(_ReducedLoss):
+    """`SmoothL1Loss(beta=1.0, reduction='none')(prediction, target)`: as
+    `ops.smooth_l1_loss`."""
+
+    def __init__(self, beta=1.0, reduction="none"):
+        super().__init__(reduction)
+        self.beta = check_float(beta, "beta", "SmoothL1Loss")
+
+    def __call__(self, prediction, target):
+        return NF.smooth_l1_loss(prediction, target, self.beta, self.reduction)
+
+
+class SoftMarginLoss(_ReducedLoss):
+    """`SoftMarginLoss(reduction='mean')(input, target)`: log(1 + exp(-target * input)),
+    reduced. MindSpore 2.10 has no CPU kernel for it."""
+
+    def __call__(self, input, target):
+        return NF.soft_margin_loss(input, target, self.reduction)
+
+
+class TripletMarginLoss(_ReducedLoss):
+    """`TripletMarginLoss(p=2, swap=False, eps=1e-6, reduction='mean')(x, positive, negative,
+    margin)`: as `ops.triplet_margin_loss`, `margin` a scalar Tensor or number. MindSpore 2.10
+    has no CPU kernel for it."""
+
+    def __init__(self, p=2, swap=False, eps=1e-06, reduction="mean"):
+        super().__init__(reduction)
+        self.p = check_int(p, "p", "TripletMarginLoss")
+        self.swap = check_bool(swap, "swap", "TripletMarginLoss")
+        self.eps = check_float(eps, "eps", "TripletMarginLoss")
+
+    def __call__(self, x, positive, negative, margin):
+        if isinstance(margin, Tensor):
+            if margin.size != 1:
+                raise ValueError(f"For 'TripletMarginLoss', 'margin' must be a scalar, but got "
+                                 f"shape {margin.shape}")
+            margin = float(margin._data.reshape(()))
+        return NF.triplet_margin_loss(x, positive, negative, margin, self.p, self.eps,
+                                      self.swap, self.reduction)
+
+
+def _log_add(a, b):
+    top = np.maximum(a, b)
+    with np.errstate(invalid="ignore"):
+        out = top + np.log1p(np.exp(-np.abs(a - b)))
+    return np.where(np.isneginf(top), -np.inf, out)
+
+
+def _ctc_sequence(logp, labels, merge_repeated):
+    """(-log p(labels | logp), d/d logits) for one sequence: logp (T, C) log-softmax of the
+    logits, the blank the last class."""
+    t_len, classes = logp.shape
+    blank = classes - 1
+    ext = np.full(2 * len(labels) + 1, blank)
+    ext[1::2] = labels
+    s_len = ext.size
+    stay = merge_repeated | (ext == blank)
+    skip = np.zeros(s_len, bool)
+    skip[2:] = (ext[2:] != blank) & ~(merge_repeated & (ext[2:] == ext[:-2]))
+    emit = logp[:, ext]
+    alpha = np.full((t_len, s_len), -np.inf)
+    beta = np.full((t_len, s_len), -np.inf)
+    alpha[0, :2] = emit[0, :2]
+    for t in range(1, t_len):
+        a = np.where(stay, alpha[t - 1], -np.inf)
+        a[1:] = _log_add(a[1:], alpha[t - 1, :-1])
+        a[2:] = _log_add(a[2:], np.where(skip[2:], alpha[t - 1, :-2], -np.inf))
+        alpha[t] = a + emit[t]
+    beta[-1, -2:] = emit[-1, -2:]
+    for t in range(t_len - 2, -1, -1):
+        b = np.where(stay, beta[t + 1], -np.inf)
+        b[:-1] = _log_add(b[:-1], beta[t + 1, 1:])
+        b[:-2] = _log_add(b[:-2], np.where(skip[2:], beta[t + 1, 2:], -np.inf))
+        beta[t] = b + emit[t]
+    loglik = _log_add(alpha[-1, -1], alpha[-1, -2]) if s_len > 1 else alpha[-1, -1]
+    through = alpha + beta - emit
+    occupancy = np.full((t_len, classes), -np.inf)
+    for s in range(s_len):
+        occupancy[:, ext[s]] = _log_add(occupancy[:, ext[s]], through[:, s])
+    with np.errstate(invalid="ignore", over="ignore"):
+        grad = np.exp(logp) - np.exp(occupancy - loglik)
+    return -loglik, grad
+
+
+class CTCLoss(Primitive):
+    """`CTCLoss(preprocess_collapse_repeated=False, ctc_merge_repeated=True,
+    ignore_longer_outputs_than_inputs=False)(x, labels_indices, labels_values,
+    sequence_length)` -> (loss (N,), gradient (T, N, C)).
+
+    `x` holds logits (max_time, N, C) (softmax is applied inside; the blank is class C - 1),
+    labels are sparse: `labels_values[i]` is the label of sample `labels_indices[i, 0]` at
+    position `labels_indices[i, 1]`. `preprocess_collapse_repeated` merges repeated labels
+    first; with `ctc_merge_repeated=False` repeated frames of one label count as separate
+    labels. `gradient` is d loss / d x; the loss's own gradient is `gradient` times its
+    cotangent (first order, as MindSpore's)."""
+
+    def __init__(self, preprocess_collapse_repeated=False, ctc_merge_repeated=True,
+                 ignore_longer_outputs_than_inputs=False):
+        super().__init__()
+        op = "CTCLoss"
+        self.preprocess_collapse_repeated = check_bool(preprocess_collapse_repeated,
+                                                       "preprocess_collapse_repeated", op)
+        self.ctc_merge_repeated = check_bool(ctc_merge_repeated, "ctc_merge_repeated", op)
+        self.ignore_longer_outputs_than_inputs = check_bool(
+            ignore_longer_outputs_than_inputs, "ignore_longer_outputs_than_inputs", op)
+
+    def _labels(self, labels_indices, labels_values, batch, op):
+        idx, val = labels_indices._data, labels_values._data
+        if idx.ndim != 2 or idx.shape[1] != 2 or val.shape != (idx.shape[0],):
+            raise ValueError(f"For '{op}', 'labels_indices' must be (L, 2) and 'labels_values' "
+                             f"(L,), but got {idx.shape} and {val.shape}")
+        if idx.dtype.kind not in "iu" or val.dtype.kind not in "iu":
+            raise TypeError(f"For '{op}', 'labels_indices' and 'labels_values' must be integer "
+                            f"Tensors, but got {labels_indices.dtype} and {labels_values.dtype}")
+        if idx.size and (idx[:, 0].min() < 0 or idx[:, 0].max() >= batch):
+            raise ValueError(f"For '{op}', the batch indices in 'labels_indices' must be in "
+                             f"[0, {batch})")
+        labels = []
+        for b in range(batch):
+            rows = idx[:, 0] == b
+            seq = val[rows][np.argsort(idx[rows, 1], kind="stable")]
+            if self.preprocess_collapse_repeated and seq.size:
+                seq = seq[np.r_[True, seq[1:] != seq[:-1]]]
+            labels.append(seq)
+        return labels
+
+    def __call__(self, x, labels_indices, labels_values, sequence_length):
+        op = "CTCLoss"
+        for name, t in (("x", x), ("labels_indices", labels_indices),
+                        ("labels_values", labels_values), ("sequence_length", sequence_length)):
+            _tensor(t, op, name)
+        if x._data.dtype.kind != "f":
+            raise TypeError(f"For '{op}', 'x' must be float16, float32 or float64, but got "
+                            f"{x.dtype}")
+        if x.ndim != 3:
+            raise ValueError(f"For '{op}', 'x' must be 3-D (max_time, batch, classes), but got "
+                             f"shape {x.shape}")
+        t_max, batch, classes = x.shape
+        lengths = sequence_length._data
+        if lengths.shape != (batch,) or lengths.dtype.kind not in "iu":
+            raise ValueError(f"For '{op}', 'sequence_length' must be an integer Tensor of shape "
+                             f"({batch},), but got {sequence_length.dtype} {lengths.shape}")
+        if batch and (lengths.min() < 1 or lengths.max() > t_max):
+            raise ValueError(f"For '{op}', each 'sequence_length' must be in [1, {t_max}], but "
+                             f"got {lengths.tolist()}")
+        labels = self._labels(labels_indices, labels_values, batch, op)
+        for b, seq in enumerate(labels):
+            if seq.size and (seq.min() < 0 or seq.max() >= classes - 1):
+                raise ValueError(f"For '{op}', labels must be in [0, {classes - 1}) (class "
+                                 f"{classes - 1} is the blank), but sample {b} has "
+                                 f"{seq.tolist()}")
+            if seq.size > lengths[b] and not self.ignore_longer_outputs_than_inputs:
+                raise ValueError(f"For '{op}', sample {b} has {seq.size} labels but only "
+                                 f"{lengths[b]} frames")
+        a = x._data.astype(np.float64)
+        logp = a - a.max(-1, keepdims=True)
+        logp -= np.log(np.exp(logp).sum(-1, keepdims=True))
+        loss = np.zeros(batch)
+        grad = np.zeros(a.shape)
+        for b, seq in enumerate(labels):
+            n = int(lengths[b])
+            if seq.size > n:
+                continue
+            loss[b], grad[:n, b] = _ctc_sequence(logp[:n, b], seq, self.ctc_merge_repeated)
+        dtype = x._data.dtype
+        gradient = wrap(grad.astype(dtype))
+        moved = F.sum(F.sum((x - NF.stop_gradient(x)) * gradient, 2), 0)
+        return wrap(loss.astype(dtype)) + moved, gradient
+
+
+PRIMITIVE_CLASSES = ("BCEWithLogitsLoss", "BinaryCrossEntropy", "CTCLoss", "KLDivLoss", "L2Loss",
+                     "MultiMarginLoss", "MultilabelMarginLoss", "NLLLoss",
+                     "SigmoidCrossEntropyWithLogits", "SmoothL1Loss", "SoftMarginLoss",
+                     "TripletMarginLoss")

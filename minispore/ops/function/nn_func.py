@@ -6,10 +6,11 @@ import math
 import numpy as np
 
 from ..._autodiff.tape import apply, call1, wrap
-from ..._validator import (check_float_range, check_non_negative_float, check_non_negative_int,
-                           check_one_of, check_positive_float, check_positive_int,
-                           check_reduction)
+from ..._validator import (check_bool, check_float, check_float_range, check_int,
+                           check_non_negative_float, check_non_negative_int, check_one_of,
+                           check_positive_float, check_positive_int, check_reduction)
 from ...common import dtype as mstype
+from ...common.seed import generator
 from ...common.tensor import Tensor
 from ..operations import array_ops as A
 from ..operations import loss_ops as LO
@@ -19,7 +20,10 @@ from ..operations import linalg_ops as L
 from ..operations import nn_ops as N
 from ..operations._kernels import normalize_axis
 from . import math_func as F
+from ..primitive import Primitive
+from . import array_func as AF
 from ._checks import _tensor
+from .linalg_func import einsum
 
 __all__ = [
     "relu", "relu6", "leaky_relu", "elu", "celu", "selu", "silu", "gelu", "mish", "hardswish",
@@ -29,6 +33,9 @@ __all__ = [
     "mse_loss", "l1_loss", "huber_loss", "kl_div", "logsigmoid", "smooth_l1_loss",
     "cosine_embedding_loss", "margin_ranking_loss", "soft_margin_loss", "hinge_embedding_loss",
     "triplet_margin_loss", "gaussian_nll_loss", "multi_margin_loss", "multilabel_soft_margin_loss",
+    "fast_gelu", "hardshrink", "softshrink", "soft_shrink", "threshold", "softmin",
+    "gumbel_softmax", "rrelu", "dropout3d", "mse_loss_ext", "rms_norm", "add_rms_norm",
+    "add_layer_norm", "swiglu", "rotary_position_embedding", "bidense", "ctc_greedy_decoder",
 ]
 
 _RELU = N.ReLU()
@@ -800,3 +807,800 @@ def multilabel_soft_margin_loss(input, target, weight=None, reduction="mean"):
         _broadcast_shape(x, w, op, ("input", "weight"))
         loss = loss * w
     return _reduce(R.reduce_mean(loss, -1), reduction)
+
+
+# ---- activations and normalisations of the breadth family ----------------------------------------
+
+def _floating(x, op, arg="input"):
+    """x itself; a TypeError unless it is a floating-point Tensor (MindSpore refuses integers)."""
+    _tensor(x, op, arg)
+    if x._data.dtype.kind != "f":
+        raise TypeError(f"For '{op}', '{arg}' must be a float16, float32 or float64 Tensor, but "
+                        f"got {x.dtype}")
+    return x
+
+
+_FAST_GELU_K = 1.702
+
+
+def fast_gelu(x):
+    """x / (1 + exp(-1.702 |x|)) * exp(0.851 (x - |x|)), which is x * sigmoid(1.702 x)."""
+    x = _floating(x, "fast_gelu", "x")
+    return x * F.sigmoid(x * _FAST_GELU_K)
+
+
+def hardshrink(input, lambd=0.5):
+    """input where |input| > lambd, else 0."""
+    x = _floating(input, "hardshrink")
+    lambd = check_float(lambd, "lambd", "hardshrink")
+    return M.select(F.abs(x) > lambd, x, 0.0)
+
+
+def softshrink(input, lambd=0.5):
+    """input - lambd where input > lambd, input + lambd where input < -lambd, else 0."""
+    x = _floating(input, "softshrink")
+    lambd = check_float(lambd, "lambd", "softshrink")
+    if lambd < 0:
+        raise ValueError(f"For 'softshrink', 'lambd' must be non-negative, but got {lambd}")
+    return M.select(x > lambd, x - lambd, M.select(x < -lambd, x + lambd, 0.0))
+
+
+def soft_shrink(input, lambd=0.5):
+    """The same as `softshrink`."""
+    return softshrink(input, lambd)
+
+
+def threshold(input, thr, value):
+    """input where input > thr, else value (in the input's dtype)."""
+    _tensor(input, "threshold")
+    thr = check_float(thr, "thr", "threshold")
+    check_float(value, "value", "threshold")
+    fill = wrap(np.asarray(value).astype(input._data.dtype))
+    return M.select(input > thr, input, fill)
+
+
+def softmin(x, axis=-1, *, dtype=None):
+    """softmax(-x) along `axis`; `dtype` casts x first."""
+    _tensor(x, "softmin", "x")
+    if dtype is not None:
+        x = M.cast(x, dtype)
+    return softmax(-_floating(x, "softmin", "x"), axis)
+
+
+def gumbel_softmax(logits, tau=1.0, hard=False, dim=-1):
+    """softmax((logits + g) / tau) along `dim`, with g standard Gumbel noise; with `hard`, the
+    one-hot of its argmax in the forward pass and the soft sample's gradient (straight-through).
+    """
+    op = "gumbel_softmax"
+    x = _floating(logits, op, "logits")
+    tau = check_float(tau, "tau", op)
+    if not tau > 0:
+        raise ValueError(f"For '{op}', 'tau' must be positive, but got {tau}")
+    hard = check_bool(hard, "hard", op)
+    ax = normalize_axis(check_int(dim, "dim", op), x.ndim, op)
+    u = generator().random(x.shape)
+    noise = -np.log(-np.log(np.maximum(u, np.finfo(np.float64).tiny)))
+    soft = softmax((x + wrap(noise.astype(x._data.dtype))) / tau, ax)
+    if not hard:
+        return soft
+    index = np.expand_dims(np.argmax(soft._data, ax), ax)
+    onehot = np.zeros(x.shape, x._data.dtype)
+    np.put_along_axis(onehot, index, 1, ax)
+    return soft - stop_gradient(soft) + wrap(onehot)
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3):
+    """input where input >= 0, else input * a with a drawn uniformly from [lower, upper] for
+    each element (integer inputs keep their dtype, the product truncated)."""
+    op = "rrelu"
+    _tensor(input, op)
+    lower = check_float(lower, "lower", op)
+    upper = check_float(upper, "upper", op)
+    if upper < lower:
+        raise ValueError(f"For '{op}', 'upper' must be >= 'lower', but got upper {upper} and "
+                         f"lower {lower}")
+    slope = generator().uniform(lower, upper, input.shape)
+    if input._data.dtype.kind != "f":
+        a = input._data
+        return wrap(np.where(a >= 0, a, (a * slope).astype(a.dtype)))
+    return M.select(input >= 0, input, input * wrap(slope.astype(input._data.dtype)))
+
+
+def dropout3d(input, p=0.5, training=True):
+    """Zero whole channels of NCDHW `input` with probability `p`, survivors scaled by
+    1 / (1 - p); identity when not `training`."""
+    op = "dropout3d"
+    _tensor(input, op)
+    if input.ndim != 5:
+        raise ValueError(f"For '{op}', 'input' must be 5-D (N, C, D, H, W), but got shape "
+                         f"{input.shape}")
+    p = check_float_range(p, "p", op, 0.0, 1.0)
+    if not training or p == 0:
+        return input
+    return input * _channel_keep(input, 1.0 - p)
+
+
+def _channel_keep(x, keep_prob):
+    """A constant (N, C, 1, ...) mask: 1 / keep_prob with probability keep_prob, else 0."""
+    shape = x.shape[:2] + (1,) * (x.ndim - 2)
+    if keep_prob == 0:
+        return wrap(np.zeros(shape, x._data.dtype))
+    keep = generator().random(shape) < keep_prob
+    return wrap((keep / keep_prob).astype(x._data.dtype))
+
+
+def mse_loss_ext(input, target, reduction="mean"):
+    """(input - target)^2 with broadcasting, reduced (`mse_loss` under mint's name). MindSpore
+    2.10 has no CPU kernel for it."""
+    return mse_loss(input, target, reduction)
+
+
+def _rms_norm(x, gamma, epsilon, op):
+    x = _floating(x, op, "x")
+    g = _floating(gamma, op, "gamma")
+    check_float_range(epsilon, "epsilon", op, 0.0, 1.0, low_inclusive=False)
+    if g.ndim > x.ndim or g.ndim == 0 and x.ndim == 0:
+        raise ValueError(f"For '{op}', the rank of 'gamma' {g.shape} must not exceed that of "
+                         f"'x' {x.shape}")
+    axes = tuple(range(x.ndim - max(g.ndim, 1), x.ndim))
+    try:
+        np.broadcast_shapes(g.shape, x.shape[x.ndim - len(axes):])
+    except ValueError:
+        raise ValueError(f"For '{op}', 'gamma' {g.shape} does not match the last dims of 'x' "
+                         f"{x.shape}") from None
+    wide = x if x._data.dtype != F._F16 else M.cast(x, np.float32)
+    rstd = F.rsqrt(F.mean(wide * wide, axes, True) + epsilon)
+    y = M.cast(wide * rstd, x._data.dtype) * M.cast(g, x._data.dtype)
+    return y, rstd
+
+
+def rms_norm(x, gamma, epsilon=1e-06):
+    """(x / sqrt(mean(x^2) + epsilon) * gamma, 1 / sqrt(mean(x^2) + epsilon)), the mean taken
+    over the last gamma.ndim axes (kept, size 1, in the second output, which is float32 for
+    float16 x). MindSpore 2.10 has no CPU kernel for it."""
+    return _rms_norm(x, gamma, epsilon, "rms_norm")
+
+
+def add_rms_norm(x1, x2, gamma, epsilon=1e-06):
+    """rms_norm(x1 + x2, gamma, epsilon) and x1 + x2: (y, rstd, x1 + x2). MindSpore 2.10 has no
+    CPU kernel for it."""
+    op = "add_rms_norm"
+    _floating(x1, op, "x1")
+    _floating(x2, op, "x2")
+    if x1.shape != x2.shape:
+        raise ValueError(f"For '{op}', 'x1' and 'x2' must have the same shape, but got "
+                         f"{x1.shape} and {x2.shape}")
+    x = x1 + x2
+    y, rstd = _rms_norm(x, gamma, epsilon, op)
+    return y, rstd, x
+
+
+def add_layer_norm(x1, x2, gamma, beta, epsilon=1e-05, additional_output=False):
+    """Layer norm of x = x1 + x2 over the last axis, times gamma plus beta (both (D,)):
+    (y, mean, rstd, x), mean and rstd of shape (..., 1). MindSpore 2.10 has no CPU kernel for
+    it."""
+    op = "add_layer_norm"
+    for name, t in (("x1", x1), ("x2", x2), ("gamma", gamma), ("beta", beta)):
+        _floating(t, op, name)
+    check_float(epsilon, "epsilon", op, allow_int=False)
+    check_bool(additional_output, "additional_output", op)
+    if x1.shape != x2.shape or x1.ndim == 0:
+        raise ValueError(f"For '{op}', 'x1' and 'x2' must have the same shape of rank >= 1, but "
+                         f"got {x1.shape} and {x2.shape}")
+    d = x1.shape[-1]
+    if gamma.shape != (d,) or beta.shape != (d,):
+        raise ValueError(f"For '{op}', 'gamma' and 'beta' must have shape ({d},), but got "
+                         f"{gamma.shape} and {beta.shape}")
+    x = x1 + x2
+    mean = F.mean(x, -1, True)
+    centred = x - mean
+    rstd = F.rsqrt(F.mean(centred * centred, -1, True) + epsilon)
+    return centred * rstd * gamma + beta, mean, rstd, x
+
+
+def swiglu(input, dim=-1):
+    """silu(a) * b, with a and b the first and second halves of `input` along `dim`. MindSpore
+    2.10 has no CPU kernel for it."""
+    op = "swiglu"
+    x = _floating(input, op)
+    ax = normalize_axis(check_int(dim, "dim", op), x.ndim, op)
+    if x.shape[ax] % 2:
+        raise ValueError(f"For '{op}', axis {ax} of shape {x.shape} must have an even size")
+    a, b = apply(A.SplitSizes(ax, [x.shape[ax] // 2] * 2), (x,))
+    return a * F.sigmoid(a) * b
+
+
+def rotary_position_embedding(x, cos, sin, mode=0):
+    """x * cos + rotate(x) * sin for 4-D x (cos and sin broadcast to it); rotate is
+    rotate_half (mode 0: (x1, x2) -> (-x2, x1) on the halves of the last axis) or
+    rotate_interleaved (mode 1: each pair (a, b) -> (-b, a)). MindSpore 2.10 has no CPU kernel
+    for it."""
+    op = "rotary_position_embedding"
+    x = _floating(x, op, "x")
+    _floating(cos, op, "cos")
+    _floating(sin, op, "sin")
+    if isinstance(mode, bool) or not isinstance(mode, (int, np.integer)):
+        raise TypeError(f"For '{op}', 'mode' must be an int, but got {type(mode).__name__}")
+    check_one_of(int(mode), (0, 1), "mode", op)
+    if x.ndim != 4 or x.shape[-1] % 2:
+        raise ValueError(f"For '{op}', 'x' must be 4-D with an even last dim, but got shape "
+                         f"{x.shape}")
+    for name, t in (("cos", cos), ("sin", sin)):
+        if t.ndim != 4 or _broadcast_shape(x, t, op, ("x", name)) != x.shape:
+            raise ValueError(f"For '{op}', '{name}' {t.shape} must be 4-D and broadcast to "
+                             f"'x' {x.shape}")
+    half = x.shape[-1] // 2
+    if mode == 0:
+        x1, x2 = apply(A.SplitSizes(3, [half, half]), (x,))
+        rotated = AF.concat((-x2, x1), -1)
+    else:
+        pairs = A.reshape(x, x.shape[:3] + (half, 2))
+        even, odd = apply(A.SplitSizes(4, [1, 1]), (pairs,))
+        rotated = A.reshape(AF.concat((-odd, even), -1), x.shape)
+    return x * M.cast(cos, x._data.dtype) + rotated * M.cast(sin, x._data.dtype)
+
+
+def bidense(input1, input2, weight, bias=None):
+    """y[..., o] = sum_ij input1[..., i] * weight[o, i, j] * input2[..., j] (+ bias[o])."""
+    op = "bidense"
+    x1 = _floating(input1, op, "input1")
+    x2 = _floating(input2, op, "input2")
+    w = _floating(weight, op, "weight")
+    if (w.ndim != 3 or x1.ndim == 0 or x1.shape[:-1] != x2.shape[:-1]
+            or x1.shape[-1] != w.shape[1] or x2.shape[-1] != w.shape[2]):
+        raise ValueError(f"For '{op}', 'input1' (..., in1), 'input2' (..., in2) and 'weight' "
+                         f"(out, in1, in2) do not match: shapes {x1.shape}, {x2.shape} and "
+                         f"{w.shape}")
+    y = einsum("...i,oij,...j->...o", x1, w, x2)
+    if bias is not None:
+        b = _floating(bias, op, "bias")
+        if b.shape != (w.shape[0],):
+            raise ValueError(f"For '{op}', 'bias' must have shape ({w.shape[0]},), but got "
+                             f"{b.shape}")
+        y = y + b
+    return y
+
+
+def ctc_greedy_decoder(inputs, sequence_length, merge_repeated=True):
+    """Greedy (best-path) CTC decoding of logits (max_time, batch, classes), the blank being the
+    last class: (decoded_indices (total, 2), decoded_values (total,), decoded_shape (2,), all
+    int64, and log_probability (batch, 1), minus the sum of each step's largest logit)."""
+    op = "ctc_greedy_decoder"
+    x = _floating(inputs, op, "inputs")
+    _tensor(sequence_length, op, "sequence_length")
+    merge_repeated = check_bool(merge_repeated, "merge_repeated", op)
+    if x.ndim != 3:
+        raise ValueError(f"For '{op}', 'inputs' must be 3-D (max_time, batch, classes), but got "
+                         f"shape {x.shape}")
+    lengths = sequence_length._data
+    if lengths.dtype.kind not in "iu":
+        raise TypeError(f"For '{op}', 'sequence_length' must be int32, but got "
+                        f"{sequence_length.dtype}")
+    t_max, batch, classes = x.shape
+    if lengths.shape != (batch,):
+        raise ValueError(f"For '{op}', 'sequence_length' must have shape ({batch},), but got "
+                         f"{lengths.shape}")
+    if batch and (lengths.max() > t_max or lengths.min() < 0):
+        raise ValueError(f"For '{op}', each 'sequence_length' must be in [0, {t_max}], but got "
+                         f"{lengths.tolist()}")
+    a = x._data
+    best = a.argmax(-1)
+    top = a.max(-1)
+    blank = classes - 1
+    indices, values, log_prob, longest = [], [], np.zeros((batch, 1), a.dtype), 0
+    for b in range(batch):
+        n = int(lengths[b])
+        log_prob[b, 0] = -top[:n, b].sum()
+        decoded, previous = [], -1
+        for t in range(n):
+            k = int(best[t, b])
+            if k != blank and not (merge_repeated and k == previous):
+                decoded.append(k)
+            previous = k
+        indices += [(b, i) for i in range(len(decoded))]
+        values += decoded
+        longest = builtins.max(longest, len(decoded))
+    return (wrap(np.asarray(indices, np.int64).reshape(-1, 2)),
+            wrap(np.asarray(values, np.int64)), wrap(np.asarray([batch, longest], np.int64)),
+            wrap(log_prob))
+
+
+# ---- MindSpore's Primitive classes over these functions ------------------------------------------
+
+class PReLU(Primitive):
+    """`PReLU()(input, weight)`: input where positive, else weight * input (one slope, or one
+    per channel)."""
+
+    def __init__(self):
+        super().__init__()
+
+    def __call__(self, input, weight):
+        return prelu(input, weight)
+
+
+class GLU(Primitive):
+    """`GLU(axis=-1)(x)`: a * sigmoid(b) for the halves a, b of x along `axis`."""
+
+    def __init__(self, axis=-1):
+        super().__init__()
+        self.axis = check_int(axis, "axis", "GLU")
+
+    def __call__(self, x):
+        return glu(x, self.axis)
+
+
+class CeLU(Primitive):
+    """`CeLU(alpha=1.0)(x)`: max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
+
+    def __init__(self, alpha=1.0):
+        super().__init__()
+        self.alpha = check_float(alpha, "alpha", "CeLU")
+        if self.alpha == 0:
+            raise ValueError("For 'CeLU', 'alpha' must not be 0")
+
+    def __call__(self, x):
+        return celu(x, self.alpha)
+
+
+class HShrink(Primitive):
+    """`HShrink(lambd=0.5)(input)`: input where |input| > lambd, else 0."""
+
+    def __init__(self, lambd=0.5):
+        super().__init__()
+        self.lambd = check_float(lambd, "lambd", "HShrink")
+
+    def __call__(self, input):
+        return hardshrink(input, self.lambd)
+
+
+class SoftShrink(Primitive):
+    """`SoftShrink(lambd=0.5)(input)`: input shrunk towards 0 by lambd, 0 inside [-lambd,
+    lambd]."""
+
+    def __init__(self, lambd=0.5):
+        super().__init__()
+        self.lambd = check_float(lambd, "lambd", "SoftShrink")
+        if self.lambd < 0:
+            raise ValueError(f"For 'SoftShrink', 'lambd' must be non-negative, but got {lambd}")
+
+    def __call__(self, input):
+        return softshrink(input, self.lambd)
+
+
+class FastGeLU(Primitive):
+    """`FastGeLU()(x)`: x * sigmoid(1.702 x)."""
+
+    def __init__(self):
+        super().__init__()
+
+    def __call__(self, x):
+        return fast_gelu(x)
+
+
+class FastGelu(FastGeLU):
+    """`FastGelu()(x)`: the deprecated name of `FastGeLU`."""
+
+
+class Gelu(Primitive):
+    """`Gelu()(x)`: the deprecated name of `GeLU` (the tanh approximation)."""
+
+    def __init__(self):
+        super().__init__()
+
+    def __call__(self, x):
+        return gelu(x, "tanh")
+
+
+class RmsNorm(Primitive):
+    """`RmsNorm(epsilon=1e-6)(x, gamma)`: (y, rstd) as `ops.rms_norm`."""
+
+    def __init__(self, epsilon=1e-06):
+        super().__init__()
+        self.epsilon = check_float_range(epsilon, "epsilon", "RmsNorm", 0.0, 1.0,
+                                         low_inclusive=False)
+
+    def __call__(self, x, gamma):
+        return rms_norm(x, gamma, self.epsilon)
+
+
+class _ChannelDropout(Primitive):
+    _rank = None
+
+    def __init__(self, keep_prob=0.5):
+        super().__init__()
+        self.keep_prob = check_float_range(keep_prob, "keep_prob", self.name, 0.0, 1.0)
+
+    def __call__(self, x):
+        _tensor(x, self.name, "x")
+        if x.ndim != self._rank:
+            raise ValueError(f"For '{self.name}', the input must be {self._rank}-D, but got "
+                             f"shape {x.shape}")
+        scale = _channel_keep(x, self.keep_prob)
+        mask = np.broadcast_to(scale._data != 0, x.shape).copy()
+        if x._data.dtype.kind != "f":
+            return wrap((x._data * scale._data).astype(x._data.dtype)), wrap(mask)
+        return x * scale, wrap(mask)
+
+
+class Dropout2D(_ChannelDropout):
+    """`Dropout2D(keep_prob=0.5)(x)` -> (output, mask) for NCHW x: each channel kept with
+    probability keep_prob and scaled by 1 / keep_prob, else zeroed; mask is the bool keep map
+    of x's shape."""
+
+    _rank = 4
+
+
+class Dropout3D(_ChannelDropout):
+    """`Dropout3D(keep_prob=0.5)(x)` -> (output, mask) for NCDHW x, as `Dropout2D`."""
+
+    _rank = 5
+
+
+class CTCGreedyDecoder(Primitive):
+    """`CTCGreedyDecoder(merge_repeated=True)(inputs, sequence_length)`: as
+    `ops.ctc_greedy_decoder`."""
+
+    def __init__(self, merge_repeated=True):
+        super().__init__()
+        self.merge_repeated = check_bool(merge_repeated, "merge_repeated", "CTCGreedyDecoder")
+
+    def __call__(self, inputs, sequence_length):
+        return ctc_greedy_decoder(inputs, sequence_length, self.merge_repeated)
+
+
+class LSTM(Primitive):
+    """`LSTM(input_size, hidden_size, num_layers, has_bias, bidirectional, dropout,
+    proj_size=0)(input, h, c, w)` -> (output, h_n, c_n, reserve, state): one LSTM layer over
+    `input` (seq_len, batch, input_size) from states h (1, batch, real_hidden) and c (1, batch,
+    hidden), gates (i, f, g, o). `w` is flat: W_ih (4H, input_size), W_hh (4H, real_hidden),
+    then with `has_bias` one bias (4H,) (MindSpore's CPU layout, b_ih + b_hh) or b_ih and b_hh,
+    then with `proj_size` W_hr (proj_size, H), real_hidden being proj_size or H. `reserve` holds
+    the gate activations of every step and `state` the (unused) dropout state; MindSpore's CPU
+    kernel runs one unidirectional layer only, and so does this one."""
+
+    def __init__(self, input_size, hidden_size, num_layers, has_bias, bidirectional, dropout,
+                 proj_size=0):
+        super().__init__()
+        op = "LSTM"
+        self.input_size = check_positive_int(input_size, "input_size", op)
+        self.hidden_size = check_positive_int(hidden_size, "hidden_size", op)
+        self.num_layers = check_positive_int(num_layers, "num_layers", op)
+        self.has_bias = check_bool(has_bias, "has_bias", op)
+        self.bidirectional = check_bool(bidirectional, "bidirectional", op)
+        self.dropout = check_float_range(dropout, "dropout", op, 0.0, 1.0)
+        self.proj_size = check_non_negative_int(proj_size, "proj_size", op)
+        if self.proj_size >= self.hidden_size:
+            raise ValueError(f"For '{op}', 'proj_size' must be in [0, hidden_size) = [0, "
+                             f"{self.hidden_size}), but got {proj_size}")
+        if self.num_layers != 1 or self.bidirectional:
+            raise ValueError(f"For '{op}', only one unidirectional layer is supported (as "
+                             f"MindSpore's CPU kernel), but got num_layers={num_layers}, "
+                             f"bidirectional={bidirectional}")
+
+    def _weights(self, w, dtype):
+        n_in, hid = self.input_size, self.hidden_size
+        real = self.proj_size or hid
+        sizes = [4 * hid * n_in, 4 * hid * real]
+        base = sum(sizes) + self.proj_size * hid
+        bias_sizes = {base: [], base + 4 * hid: [4 * hid], base + 8 * hid: [4 * hid, 4 * hid]}
+        allowed = [base + 4 * hid, base + 8 * hid] if self.has_bias else [base]
+        if w.size not in allowed:
+            raise ValueError(f"For 'LSTM', 'w' must have {' or '.join(map(str, allowed))} "
+                             f"elements, but got shape {w.shape}")
+        sizes += bias_sizes[w.size] + ([self.proj_size * hid] if self.proj_size else [])
+        parts = apply(A.SplitSizes(0, sizes), (A.reshape(M.cast(w, dtype), (-1,)),))
+        w_ih = A.reshape(parts[0], (4 * hid, n_in))
+        w_hh = A.reshape(parts[1], (4 * hid, real))
+        biases = parts[2:2 + len(bias_sizes[w.size])]
+        bias = None
+        for b in biases:
+            bias = b if bias is None else bias + b
+        w_hr = A.reshape(parts[-1], (self.proj_size, hid)) if self.proj_size else None
+        return w_ih, w_hh, bias, w_hr
+
+    def __call__(self, input, h, c, w):
+        op = "LSTM"
+        for name, t in (("input", input), ("h", h), ("c", c), ("w", w)):
+            _floating(t, op, name)
+        real = self.proj_size or self.hidden_size
+        if input.ndim != 3 or input.shape[2] != self.input_size:
+            raise ValueError(f"For '{op}', 'input' must be (seq_len, batch, {self.input_size}), "
+                             f"but got shape {input.shape}")
+        batch = input.shape[1]
+        if h.shape != (1, batch, real) or c.shape != (1, batch, self.hidden_size):
+            raise ValueError(f"For '{op}', 'h' must be (1, {batch}, {real}) and 'c' (1, {batch}, "
+                             f"{self.hidden_size}), but got {h.shape} and {c.shape}")
+        dtype = input._data.dtype
+        w_ih, w_hh, bias, w_hr = self._weights(w, dtype)
+        hid = self.hidden_size
+        x_proj = einsum("tbi,gi->tbg", input, w_ih)
+        if bias is not None:
+            x_proj = x_proj + bias
+        h_t, c_t = A.reshape(h, (batch, real)), A.reshape(c, (batch, hid))
+        outputs, gates = [], []
+        steps = apply(A.SplitSizes(0, [1] * input.shape[0]), (x_proj,)) if input.shape[0] else ()
+        for step in steps:
+            z = A.reshape(step, (batch, 4 * hid)) + einsum("br,gr->bg", h_t, w_hh)
+            i, f, g, o = apply(A.SplitSizes(1, [hid] * 4), (z,))
+            i, f, g, o = F.sigmoid(i), F.sigmoid(f), F.tanh(g), F.sigmoid(o)
+            c_t = f * c_t + i * g
+            h_t = o * F.tanh(c_t)
+            if w_hr is not None:
+                h_t = einsum("bh,ph->bp", h_t, w_hr)
+            outputs.append(h_t)
+            gates.append(np.concatenate([v._data for v in (i, f, g, o, c_t)], -1))
+        output = AF.stack(outputs, 0) if outputs else wrap(np.zeros((0, batch, real), dtype))
+        reserve = np.concatenate(gates, 0).reshape(-1, 1) if gates else np.zeros((0, 1), dtype)
+        return (output, A.reshape(h_t, (1, batch, real)), A.reshape(c_t, (1, batch, hid)),
+                wrap(reserve.astype(dtype)), wrap(np.zeros((1, 1), dtype)))
+
+
+def _ijfo_step(x_t, h, c, w, b, forget_bias, cell_clip):
+    """One LSTM step with gates in (i, j, f, o) order along the columns of w (in + hidden, 4H);
+    j is the candidate cell. Returns (c, h, i, j, f, o, tanh(c))."""
+    hid = h.shape[-1]
+    z = _matmul_2d(AF.concat((x_t, h), -1), w)
+    if b is not None:
+        z = z + b
+    i, j, f, o = apply(A.SplitSizes(z.ndim - 1, [hid] * 4), (z,))
+    i, j, o = F.sigmoid(i), F.tanh(j), F.sigmoid(o)
+    f = F.sigmoid(f + forget_bias) if forget_bias else F.sigmoid(f)
+    c = f * c + i * j
+    if cell_clip > 0:
+        c = F.clamp(c, -cell_clip, cell_clip)
+    tanh_c = F.tanh(c)
+    return c, o * tanh_c, i, j, f, o, tanh_c
+
+
+def _matmul_2d(a, b):
+    return einsum("bi,ig->bg", a, b)
+
+
+def _only(value, allowed, arg, op):
+    if value != allowed:
+        raise ValueError(f"For '{op}', only {arg}={allowed!r} is supported (as in MindSpore), "
+                         f"but got {value!r}")
+
+
+class BasicLSTMCell(Primitive):
+    """`BasicLSTMCell(keep_prob=1.0, forget_bias=1.0, state_is_tuple=True,
+    activation='tanh')(x, h, c, w, b)` -> (ct, ht, it, jt, ft, ot, tanhct): one LSTM step for x
+    (batch, input), states h and c (batch, hidden), w (input + hidden, 4 * hidden) with gate
+    columns (i, j, f, o), j the candidate cell, and b (4 * hidden,); forget_bias is added to the
+    forget gate's input. MindSpore 2.10 has no CPU kernel for it."""
+
+    def __init__(self, keep_prob=1.0, forget_bias=1.0, state_is_tuple=True, activation="tanh"):
+        super().__init__()
+        op = "BasicLSTMCell"
+        self.keep_prob = check_float_range(keep_prob, "keep_prob", op, 0.0, 1.0)
+        self.forget_bias = check_float(forget_bias, "forget_bias", op)
+        self.state_is_tuple = check_bool(state_is_tuple, "state_is_tuple", op)
+        self.activation = check_one_of(activation, ("tanh",), "activation", op)
+        _only(self.keep_prob, 1.0, "keep_prob", op)
+
+    def __call__(self, x, h, c, w, b):
+        op = "BasicLSTMCell"
+        for name, t in (("x", x), ("h", h), ("c", c), ("w", w), ("b", b)):
+            _floating(t, op, name)
+        if x.ndim != 2 or h.ndim != 2 or c.shape != h.shape or h.shape[0] != x.shape[0]:
+            raise ValueError(f"For '{op}', 'x' must be (batch, input) and 'h', 'c' (batch, "
+                             f"hidden), but got {x.shape}, {h.shape} and {c.shape}")
+        hid = h.shape[1]
+        if w.shape != (x.shape[1] + hid, 4 * hid) or b.shape != (4 * hid,):
+            raise ValueError(f"For '{op}', 'w' must be ({x.shape[1] + hid}, {4 * hid}) and 'b' "
+                             f"({4 * hid},), but got {w.shape} and {b.shape}")
+        c, h, i, j, f, o, tanh_c = _ijfo_step(x, h, c, w, b, self.forget_bias, -1.0)
+        return c, h, i, j, f, o, tanh_c
+
+
+class DynamicRNN(Primitive):
+    """`DynamicRNN(cell_type='LSTM', direction='UNIDIRECTIONAL', cell_depth=1, use_peephole=False,
+    keep_prob=1.0, cell_clip=-1.0, num_proj=0, time_major=True, activation='tanh',
+    forget_bias=0.0, is_training=True)(x, w, b, seq_length, init_h, init_c)` -> (y, output_h,
+    output_c, i, j, f, o, tanhct), each (num_step, batch, hidden): an LSTM over x (num_step,
+    batch, input) with w (input + hidden, 4 * hidden) of gate columns (i, j, f, o), b (4 *
+    hidden,), init_h and init_c (1, batch, hidden); `seq_length` must be None; a positive
+    cell_clip clips the cell state. MindSpore 2.10 has no CPU kernel for it."""
+
+    def __init__(self, cell_type="LSTM", direction="UNIDIRECTIONAL", cell_depth=1,
+                 use_peephole=False, keep_prob=1.0, cell_clip=-1.0, num_proj=0, time_major=True,
+                 activation="tanh", forget_bias=0.0, is_training=True):
+        super().__init__()
+        op = "DynamicRNN"
+        self.cell_type = check_one_of(cell_type, ("LSTM",), "cell_type", op)
+        self.direction = check_one_of(direction, ("UNIDIRECTIONAL",), "direction", op)
+        self.cell_depth = check_positive_int(cell_depth, "cell_depth", op)
+        self.use_peephole = check_bool(use_peephole, "use_peephole", op)
+        self.keep_prob = check_float_range(keep_prob, "keep_prob", op, 0.0, 1.0)
+        self.cell_clip = check_float(cell_clip, "cell_clip", op)
+        self.num_proj = check_non_negative_int(num_proj, "num_proj", op)
+        self.time_major = check_bool(time_major, "time_major", op)
+        self.activation = check_one_of(activation, ("tanh",), "activation", op)
+        self.forget_bias = check_float(forget_bias, "forget_bias", op)
+        self.is_training = check_bool(is_training, "is_training", op)
+        for arg, allowed in (("cell_depth", 1), ("use_peephole", False), ("keep_prob", 1.0),
+                             ("num_proj", 0), ("time_major", True)):
+            _only(getattr(self, arg), allowed, arg, op)
+
+    def __call__(self, x, w, b, seq_length, init_h, init_c):
+        op = "DynamicRNN"
+        for name, t in (("x", x), ("w", w), ("b", b), ("init_h", init_h), ("init_c", init_c)):
+            _floating(t, op, name)
+        if seq_length is not None:
+            raise ValueError(f"For '{op}', 'seq_length' must be None (as in MindSpore)")
+        if x.ndim != 3 or init_h.ndim != 3 or init_h.shape[:2] != (1, x.shape[1]):
+            raise ValueError(f"For '{op}', 'x' must be (num_step, batch, input) and 'init_h' (1, "
+                             f"batch, hidden), but got {x.shape} and {init_h.shape}")
+        hid = init_h.shape[2]
+        if (init_c.shape != init_h.shape or w.shape != (x.shape[2] + hid, 4 * hid)
+                or b.shape != (4 * hid,)):
+            raise ValueError(f"For '{op}', 'init_c' must be {init_h.shape}, 'w' ({x.shape[2] + hid}"
+                             f", {4 * hid}) and 'b' ({4 * hid},), but got {init_c.shape}, "
+                             f"{w.shape} and {b.shape}")
+        h, c = A.reshape(init_h, init_h.shape[1:]), A.reshape(init_c, init_c.shape[1:])
+        steps = apply(A.SplitSizes(0, [1] * x.shape[0]), (x,)) if x.shape[0] else ()
+        record = []
+        for step in steps:
+            c, h, i, j, f, o, tanh_c = _ijfo_step(A.reshape(step, step.shape[1:]), h, c, w, b,
+                                                  self.forget_bias, self.cell_clip)
+            record.append((h, h, c, i, j, f, o, tanh_c))
+        if not record:
+            empty = wrap(np.zeros((0, x.shape[1], hid), b._data.dtype))
+            return (empty,) * 8
+        return tuple(AF.stack([r[k] for r in record], 0) for k in range(8))
+
+
+class DynamicGRUV2(Primitive):
+    """`DynamicGRUV2(direction='UNIDIRECTIONAL', cell_depth=1, keep_prob=1.0, cell_clip=-1.0,
+    num_proj=0, time_major=True, activation='tanh', gate_order='rzh', reset_after=True,
+    is_training=True)(x, weight_input, weight_hidden, bias_input, bias_hidden, seq_length,
+    init_h)` -> (y, output_h, update, reset, new, hidden_new), each (num_step, batch, hidden): a
+    GRU over x (num_step, batch, input), weight_input (input, 3 * hidden) and weight_hidden
+    (hidden, 3 * hidden) with gate columns in `gate_order` (r reset, z update, h new), biases
+    (3 * hidden,) or None, init_h (batch, hidden); with reset_after the reset gate multiplies
+    W_hn h + b_hn, else W_hn is applied to r * h. hidden_new is W_hn h + b_hn. `seq_length`
+    must be None. MindSpore 2.10 has no CPU kernel for it."""
+
+    def __init__(self, direction="UNIDIRECTIONAL", cell_depth=1, keep_prob=1.0, cell_clip=-1.0,
+                 num_proj=0, time_major=True, activation="tanh", gate_order="rzh",
+                 reset_after=True, is_training=True):
+        super().__init__()
+        op = "DynamicGRUV2"
+        self.direction = check_one_of(direction, ("UNIDIRECTIONAL",), "direction", op)
+        self.cell_depth = check_positive_int(cell_depth, "cell_depth", op)
+        self.keep_prob = check_float_range(keep_prob, "keep_prob", op, 0.0, 1.0)
+        self.cell_clip = check_float(cell_clip, "cell_clip", op)
+        self.num_proj = check_non_negative_int(num_proj, "num_proj", op)
+        self.time_major = check_bool(time_major, "time_major", op)
+        self.activation = check_one_of(activation, ("tanh",), "activation", op)
+        self.gate_order = check_one_of(gate_order, ("rzh", "zrh"), "gate_order", op)
+        self.reset_after = check_bool(reset_after, "reset_after", op)
+        self.is_training = check_bool(is_training, "is_training", op)
+        for arg, allowed in (("cell_depth", 1), ("keep_prob", 1.0), ("cell_clip", -1.0),
+                             ("num_proj", 0), ("time_major", True)):
+            _only(getattr(self, arg), allowed, arg, op)
+
+    def _gates(self, t, hid):
+        parts = dict(zip(self.gate_order, apply(A.SplitSizes(t.ndim - 1, [hid] * 3), (t,))))
+        return parts["r"], parts["z"], parts["h"]
+
+    def __call__(self, x, weight_input, weight_hidden, bias_input, bias_hidden, seq_length,
+                 init_h):
+        op = "DynamicGRUV2"
+        for name, t in (("x", x), ("weight_input", weight_input),
+                        ("weight_hidden", weight_hidden), ("init_h", init_h)):
+            _floating(t, op, name)
+        for name, t in (("bias_input", bias_input), ("bias_hidden", bias_hidden)):
+            if t is not None:
+                _floating(t, op, name)
+        if seq_length is not None:
+            raise ValueError(f"For '{op}', 'seq_length' must be None (as in MindSpore)")
+        if x.ndim != 3 or init_h.ndim != 2 or init_h.shape[0] != x.shape[1]:
+            raise ValueError(f"For '{op}', 'x' must be (num_step, batch, input) and 'init_h' "
+                             f"(batch, hidden), but got {x.shape} and {init_h.shape}")
+        hid = init_h.shape[1]
+        if (weight_input.shape != (x.shape[2], 3 * hid)
+                or weight_hidden.shape != (hid, 3 * hid)
+                or any(b is not None and b.shape != (3 * hid,)
+                       for b in (bias_input, bias_hidden))):
+            raise ValueError(f"For '{op}', 'weight_input' must be ({x.shape[2]}, {3 * hid}), "
+                             f"'weight_hidden' ({hid}, {3 * hid}) and the biases ({3 * hid},)")
+        dtype = next((b._data.dtype for b in (bias_input, bias_hidden) if b is not None),
+                     init_h._data.dtype)
+        h = M.cast(init_h, dtype)
+        x_all = einsum("tbi,ig->tbg", M.cast(x, dtype), M.cast(weight_input, dtype))
+        if bias_input is not None:
+            x_all = x_all + bias_input
+        w_hidden = M.cast(weight_hidden, dtype)
+        w_r, w_z, w_n = self._gates(w_hidden, hid)
+        b_r, b_z, b_n = self._gates(bias_hidden, hid) if bias_hidden is not None else (0.0,) * 3
+        steps = apply(A.SplitSizes(0, [1] * x.shape[0]), (x_all,)) if x.shape[0] else ()
+        record = []
+        for step in steps:
+            x_r, x_z, x_n = self._gates(A.reshape(step, step.shape[1:]), hid)
+            r = F.sigmoid(x_r + _matmul_2d(h, w_r) + b_r)
+            z = F.sigmoid(x_z + _matmul_2d(h, w_z) + b_z)
+            hidden_new = _matmul_2d(h, w_n) + b_n
+            if self.reset_after:
+                n = F.tanh(x_n + r * hidden_new)
+            else:
+                n = F.tanh(x_n + _matmul_2d(r * h, w_n) + b_n)
+            h = (1.0 - z) * n + z * h
+            record.append((h, h, z, r, n, hidden_new))
+        if not record:
+            empty = wrap(np.zeros((0, x.shape[1], hid), dtype))
+            return (empty,) * 6
+        return tuple(AF.stack([r[k] for r in record], 0) for k in range(6))
+
+
+class DropoutGenMask(Primitive):
+    """`DropoutGenMask(Seed0=0, Seed1=0)(shape, keep_prob)`: a uint8 bit mask for `shape`, one
+    bit per element (1 keeps it, with probability keep_prob), least significant bit first,
+    padded to a multiple of 128 bits: shape (ceil(n / 128) * 16,). `DropoutDoMask` applies it.
+    Deprecated in MindSpore, which has no CPU kernel for it."""
+
+    def __init__(self, Seed0=0, Seed1=0):
+        super().__init__()
+        for name, v in (("Seed0", Seed0), ("Seed1", Seed1)):
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
+                raise ValueError(f"For 'DropoutGenMask', '{name}' must be a non-negative int, "
+                                 f"but got {v!r}")
+        self.Seed0, self.Seed1 = Seed0, Seed1
+
+    def __call__(self, shape, keep_prob):
+        op = "DropoutGenMask"
+        if not isinstance(shape, (tuple, list)) or any(
+                isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 0
+                for d in shape):
+            raise TypeError(f"For '{op}', 'shape' must be a tuple of non-negative ints, but got "
+                            f"{shape!r}")
+        keep = _keep_probability(keep_prob, op)
+        n = int(np.prod(shape, dtype=np.int64))
+        padded = -(-n // 128) * 128
+        stream = generator() if self.Seed0 == 0 and self.Seed1 == 0 else \
+            generator((int(self.Seed0) << 32) + int(self.Seed1))
+        bits = np.zeros(padded, bool)
+        bits[:n] = stream.random(n) < keep
+        return wrap(np.packbits(bits, bitorder="little"))
+
+
+def _keep_probability(keep_prob, op):
+    value = keep_prob._data if isinstance(keep_prob, Tensor) else np.asarray(keep_prob)
+    if value.size != 1 or value.dtype.kind not in "fiu":
+        raise TypeError(f"For '{op}', 'keep_prob' must be a number or a scalar Tensor, but got "
+                        f"{keep_prob!r}")
+    keep = float(value.reshape(()))
+    if not 0.0 <= keep <= 1.0:
+        raise ValueError(f"For '{op}', 'keep_prob' must be in [0, 1], but got {keep}")
+    return keep
+
+
+class DropoutDoMask(Primitive):
+    """`DropoutDoMask()(input_x, mask, keep_prob)`: input_x times the bits of a
+    `DropoutGenMask` mask (least significant bit first) divided by keep_prob (0 where keep_prob
+    is 0). Deprecated in MindSpore, which has no CPU kernel for it."""
+
+    def __init__(self):
+        super().__init__()
+
+    def __call__(self, input_x, mask, keep_prob):
+        op = "DropoutDoMask"
+        _tensor(input_x, op, "input_x")
+        _tensor(mask, op, "mask")
+        if mask._data.dtype != np.uint8 or mask.ndim != 1:
+            raise TypeError(f"For '{op}', 'mask' must be a 1-D uint8 Tensor, but got "
+                            f"{mask.dtype} of shape {mask.shape}")
+        keep = _keep_probability(keep_prob, op)
+        n = input_x.size
+        if mask.shape[0] * 8 < n:
+            raise ValueError(f"For '{op}', 'mask' holds {mask.shape[0] * 8} bits, fewer than the "
+                             f"{n} elements of 'input_x'")
+        bits = np.unpackbits(mask._data, bitorder="little")[:n].reshape(input_x.shape)
+        scale = bits / keep if keep > 0 else np.zeros(input_x.shape)
+        return input_x * wrap(scale.astype(input_x._data.dtype))
+
+
+PRIMITIVE_CLASSES = ("PReLU", "GLU", "CeLU", "HShrink", "SoftShrink", "FastGeLU", "FastGelu",
+                     "Gelu", "RmsNorm", "Dropout2D", "Dropout3D", "CTCGreedyDecoder", "LSTM",
+                     "BasicLSTMCell", "DynamicRNN", "DynamicGRUV2", "DropoutGenMask",
+                     "DropoutDoMask")
