@@ -15,6 +15,7 @@ from ...common import dtype as mstype
 from ...common.tensor import Tensor
 from ..primitive import Primitive, Unary, register, shared
 from . import array_ops as A
+from . import math_ops
 from .math_ops import cast, cos, select, sin
 
 PRIMITIVE_CLASSES = ("ConjugateTranspose",)
@@ -479,3 +480,6 @@ class HammingWindow(_Window):
 
     def _params(self):
         return {"alpha": self.alpha, "beta": self.beta}
+
+
+math_ops.use_conj(Conj())  # the product rule's conjugates for complex gradients

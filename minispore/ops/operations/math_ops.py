@@ -56,9 +56,23 @@ class Sub(Binary):
         return dout, (-dout if needs[1] else None)
 
 
+_conj = None  # fft_ops gives its Conj primitive (use_conj): fft_ops imports this module
+
+
+def use_conj(prim):
+    global _conj
+    _conj = prim
+
+
+def _conj_of(t):
+    """conj(t) for a complex Tensor, else t. Complex gradients follow MindSpore's convention
+    (dL/dRe + i dL/dIm), so the chain rule through a product conjugates the other factor."""
+    return apply(_conj, (t,)) if isinstance(t, Tensor) and t._data.dtype.kind == "c" else t
+
+
 @register
 class Mul(Binary):
-    """x * y.  dx = dout * y;  dy = dout * x."""
+    """x * y.  dx = dout * y;  dy = dout * x (conj(y), conj(x) for complex values)."""
 
     saves = ("x", "y")
     saves_for = {0: ("y",), 1: ("x",)}
@@ -66,6 +80,8 @@ class Mul(Binary):
 
     def bprop(self, saved, dout, needs):
         x, y = saved
+        if dout._data.dtype.kind == "c":
+            x, y = _conj_of(x), _conj_of(y)
         return (dout * y if needs[0] else None), (dout * x if needs[1] else None)
 
 
@@ -89,6 +105,8 @@ class RealDiv(Binary):
 
     def bprop(self, saved, dout, needs):
         y, out = saved
+        if dout._data.dtype.kind == "c":
+            y, out = _conj_of(y), _conj_of(out)
         dx = dout / y
         return (dx if needs[0] else None), (-dx * out if needs[1] else None)
 
@@ -430,13 +448,17 @@ class Square(Unary):
 
 @register
 class Abs(Unary):
-    """|x|.  dx = dout * sign(x) (0 at 0)."""
+    """|x|.  dx = dout * sign(x) (0 at 0); for complex x, dout * x / |x| (0 at 0)."""
 
     saves = ("x",)
     forward = staticmethod(np.abs)
 
     def bprop(self, saved, dout, needs):
-        return (dout * sign(saved[0]),)
+        x = saved[0]
+        if x._data.dtype.kind == "c":
+            r = apply(self, (x,))
+            return (cast(dout, x._data.dtype) * x / select(r == 0, r + 1, r),)  # x = 0 there
+        return (dout * sign(x),)
 
 
 class _PiecewiseConstant(Unary):
@@ -740,7 +762,10 @@ class Cast(Primitive):
     saves = ("x.dtype",)
 
     def forward(self, x, dtype):
-        return x.astype(mstype.to_np(dtype))
+        to = mstype.to_np(dtype)
+        if x.dtype.kind == "c" and to.kind != "c":
+            x = x.real  # the real part, as MindSpore's Cast (without NumPy's ComplexWarning)
+        return x.astype(to)
 
     def bprop(self, saved, dout, needs):
         return cast(dout, saved[0]), None
