@@ -1,18 +1,21 @@
 """Functional tensor creation: `ones`, `zeros`, `full`, `fill`, their `_like` forms, `arange`,
-`eye`, `linspace`, `scalar_to_tensor`, `tuple_to_array`."""
+`range`, `eye`, `linspace`, `logspace`, `scalar_to_tensor`, `tuple_to_array`, and
+the creation classes of MindSpore's names (`Range`, `LinSpace`, `LogSpace`, `FillV2`, ...)."""
 import builtins
 
 import numpy as np
 
 from ..._autodiff.tape import wrap
-from ..._validator import check_non_negative_int, check_number, check_type
+from ..._validator import check_int, check_non_negative_int, check_number, check_type
 from ...common import dtype as mstype
 from ...common.tensor import Tensor, _to_array
 from ..operations import array_ops as A
+from ..primitive import Primitive
 from ._checks import _tensor
 
 __all__ = ["ones", "zeros", "ones_like", "zeros_like", "full", "full_like", "fill", "arange",
-           "eye", "linspace", "scalar_to_tensor", "tuple_to_array"]
+           "eye", "linspace", "scalar_to_tensor", "tuple_to_array", "range", "logspace",
+           "scalar_to_array"]
 
 
 def _shape_arg(shape, op):
@@ -141,11 +144,180 @@ def linspace(start, end, steps):
 
 
 def scalar_to_tensor(input_x, dtype=mstype.float32):
-    """A 0-d Tensor of the number `input_x` (float32 by default)."""
+    """A 0-d Tensor of the number (or bool) `input_x` (float32 by default)."""
+    if isinstance(input_x, (bool, np.bool_)):
+        return wrap(np.asarray(input_x, mstype.to_np(dtype)))
     return wrap(np.asarray(_number(input_x, "scalar_to_tensor", "input_x"), mstype.to_np(dtype)))
 
 
 def tuple_to_array(input_x):
-    """A 1-D Tensor of a tuple of numbers (int64 for ints, float32 with any float)."""
+    """A 1-D Tensor of a tuple of numbers (int32 for ints, as MindSpore; float32 with any
+    float)."""
     check_type(input_x, (tuple, list), "input_x", "tuple_to_array", "a tuple")
-    return wrap(_to_array(tuple(input_x), None))
+    out = _to_array(tuple(input_x), None)
+    return wrap(out.astype(np.int32) if out.dtype == np.int64 else out)
+
+
+def _scalar_of(v, op, arg):
+    """(value, numpy dtype or None) of a number or a one-element Tensor."""
+    if isinstance(v, Tensor):
+        if v._data.size != 1:
+            raise ValueError(f"For '{op}', '{arg}' must be a number or a one-element Tensor, but "
+                             f"got shape {v.shape}")
+        return v._data.reshape(()).item(), v._data.dtype
+    if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
+        raise TypeError(f"For '{op}', '{arg}' must be a number or a Tensor, but got "
+                        f"{type(v).__name__}")
+    return v, None
+
+
+def range(start, end, step, maxlen=1000000):
+    """Values from `start` towards `end` (exclusive) by `step`: int64 when all three are
+    integers, float32 when all are floating (mixing the two is a TypeError, as MindSpore)."""
+    vals = [_scalar_of(v, "range", k) for k, v in (("start", start), ("end", end),
+                                                    ("step", step))]
+    check_int(maxlen, "maxlen", "range")
+    if maxlen <= 0:
+        raise ValueError(f"For 'range', 'maxlen' must be positive, but got {maxlen}")
+    kinds = {("f" if (dt is not None and dt.kind == "f") or isinstance(v, (float, np.floating))
+              else "i") for v, dt in vals}
+    if len(kinds) > 1:
+        raise TypeError(f"For 'range', 'start', 'end' and 'step' must all be integers or all "
+                        f"floating-point, but got {[type(v).__name__ for v, _ in vals]}")
+    (a, _), (b, _), (d, _) = vals
+    if d == 0:
+        raise ValueError("For 'range', 'step' must not be 0")
+    if (b - a) * d < 0:
+        raise ValueError(f"For 'range', 'end' {b} cannot be reached from 'start' {a} with "
+                         f"step {d}")
+    dt = np.int64 if kinds == {"i"} else np.float32
+    return wrap(np.arange(a, b, d).astype(dt))
+
+
+def _float_scalar(v, op, arg):
+    value, dt = _scalar_of(v, op, arg)
+    if dt is not None and dt.kind != "f":
+        raise TypeError(f"For '{op}', '{arg}' must be a floating-point Tensor, but got "
+                        f"{mstype.from_np(dt)}")
+    return value, dt
+
+
+def logspace(start, end, steps, base=10, *, dtype=mstype.float32):
+    """`steps` values base ** t for t evenly spaced from start to end inclusive (a
+    floating-point dtype, float32 by default)."""
+    (a, _), (b, _) = _float_scalar(start, "logspace", "start"), _float_scalar(end, "logspace",
+                                                                              "end")
+    steps = check_non_negative_int(steps, "steps", "logspace")
+    base = check_int(base, "base", "logspace")
+    if base < 0:
+        raise ValueError(f"For 'logspace', 'base' must be non-negative, but got {base}")
+    dt = mstype.to_np(dtype)
+    if dt.kind != "f":
+        raise TypeError(f"For 'logspace', 'dtype' must be float16, float32 or float64, but got "
+                        f"{dtype}")
+    with np.errstate(divide="ignore"):
+        return wrap(np.power(float(base), np.linspace(a, b, steps)).astype(dt))
+
+
+def scalar_to_array(input_x):
+    """A 0-D Tensor of the number `input_x` (int64 for an int, float32 for a float, bool for a
+    bool)."""
+    if isinstance(input_x, (bool, np.bool_)):
+        return wrap(np.asarray(bool(input_x)))
+    if isinstance(input_x, (int, np.integer)):
+        return wrap(np.asarray(input_x, np.int64))
+    if isinstance(input_x, (float, np.floating)):
+        return wrap(np.asarray(input_x, np.float32))
+    raise TypeError(f"For 'scalar_to_array', 'input_x' must be a number, but got "
+                    f"{type(input_x).__name__}")
+
+
+# ---- the creation classes of MindSpore's names -----------------------------------------------------
+
+class Range(Primitive):
+    """`Range(maxlen=1000000)(start, end, step)`: `range(start, end, step, maxlen)`."""
+
+    def __init__(self, maxlen=1000000):
+        super().__init__()
+        check_int(maxlen, "maxlen", "Range")
+        if maxlen <= 0:
+            raise ValueError(f"For 'Range', 'maxlen' must be positive, but got {maxlen}")
+        self.maxlen = maxlen
+
+    def __call__(self, start, end, step):
+        return range(start, end, step, self.maxlen)
+
+
+class _NoAttrs(Primitive):
+    """A creation class configured by nothing: MindSpore's `__init__(self)`."""
+
+    def __init__(self):
+        super().__init__()
+
+
+class LinSpace(_NoAttrs):
+    """`LinSpace()(start, stop, num)`: `num` evenly spaced values from start to stop inclusive,
+    in the floating dtype of the Tensor `start`."""
+
+    def __call__(self, start, stop, num):
+        (a, dt), (b, _) = _float_scalar(start, "LinSpace", "start"), _float_scalar(
+            stop, "LinSpace", "stop")
+        if isinstance(num, Tensor):
+            num = num._data.reshape(()).item()
+        num = check_int(num, "num", "LinSpace")
+        if num <= 0:
+            raise ValueError(f"For 'LinSpace', 'num' must be positive, but got {num}")
+        return wrap(np.linspace(a, b, num).astype(dt or np.float32))
+
+
+class LogSpace(Primitive):
+    """`LogSpace(steps=10, base=10, dtype=float32)(start, end)`: `logspace(start, end, steps,
+    base, dtype=dtype)`."""
+
+    def __init__(self, steps=10, base=10, dtype=mstype.float32):
+        super().__init__()
+        self.steps = check_non_negative_int(steps, "steps", "LogSpace")
+        self.base = check_int(base, "base", "LogSpace")
+        if self.base < 0:
+            raise ValueError(f"For 'LogSpace', the 'base' must be non-negative, but got {base}")
+        self.dtype = dtype
+
+    def __call__(self, start, end):
+        for arg, v in (("start", start), ("end", end)):
+            _tensor(v, "LogSpace", arg)
+        return logspace(start, end, self.steps, self.base, dtype=self.dtype)
+
+
+class FillV2(_NoAttrs):
+    """`FillV2()(shape, value)`: a Tensor of `shape` (a tuple or an integer Tensor) filled with
+    the one-element Tensor `value`, in its dtype."""
+
+    def __call__(self, shape, value):
+        _tensor(value, "FillV2", "value")
+        return full(shape, value)
+
+
+class TupleToArray(_NoAttrs):
+    """`TupleToArray()(input_x)`: `tuple_to_array`."""
+
+    def __call__(self, input_x):
+        check_type(input_x, tuple, "input_x", "TupleToArray", "a tuple")
+        return tuple_to_array(input_x)
+
+
+class ScalarToArray(_NoAttrs):
+    """`ScalarToArray()(input_x)`: `scalar_to_array`."""
+
+    def __call__(self, input_x):
+        return scalar_to_array(input_x)
+
+
+class ScalarToTensor(_NoAttrs):
+    """`ScalarToTensor()(input_x, dtype=float32)`: `scalar_to_tensor`."""
+
+    def __call__(self, input_x, dtype=mstype.float32):
+        return scalar_to_tensor(input_x, dtype)
+
+
+PRIMITIVE_CLASSES = ("Range", "LinSpace", "LogSpace", "FillV2", "TupleToArray", "ScalarToArray",
+                     "ScalarToTensor")
