@@ -20,7 +20,7 @@ from .ops.function.sparse_func import COOTensor, CSRTensor, RowTensor
 from .ops.function.sparse_func import COOTensor as SparseTensor  # MindSpore's deprecated name
 from . import nn
 
-__version__ = "0.1.0"
+from ._version import __version__  # noqa: E402
 
 
 def manual_seed(seed):
@@ -48,6 +48,10 @@ from .train.serialization import (  # noqa: E402,F401  (checkpoints)
     async_ckpt_thread_status, ckpt_to_safetensors, load_checkpoint, load_checkpoint_async,
     load_param_into_net, safetensors_to_ckpt, save_checkpoint)
 
+from .runtime import (  # noqa: E402,F401  (streams, events and runtime settings)
+    Event, Stream, StreamCtx, communication_stream, current_stream, default_stream,
+    launch_blocking, lazy_inline, no_inline, run_check, set_cur_stream, set_deterministic,
+    set_recursion_limit, synchronize)
 from ._missing import missing_names  # noqa: E402
 
 __getattr__ = missing_names(__name__, globals())

@@ -16,10 +16,11 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent / "minispore"
 LAYERS = [
     ("core: dtype, Tensor, Parameter, seeds, the write clock, context, argument checks",
      ["minispore._quiet", "minispore._validator", "minispore._missing",
-      "minispore._mindspore_names", "minispore.context", "minispore.common.dtype",
+      "minispore._mindspore_names", "minispore._version", "minispore.context",
+      "minispore.common.dtype",
       "minispore.common._views", "minispore.common._files",
       "minispore.common.tensor", "minispore.common._writes", "minispore.common.seed",
-      "minispore.common.initializer", "minispore.common.parameter"]),
+      "minispore.common.initializer", "minispore.common.parameter", "minispore.runtime"]),
     ("primitives and recording",
      ["minispore._autodiff.tape", "minispore.ops.primitive", "minispore.ops.operations."]),
     ("autodiff transforms", ["minispore._autodiff"]),
