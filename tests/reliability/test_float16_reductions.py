@@ -182,6 +182,7 @@ CASES = [
          lambda a, b: ops.cosine_similarity(a, b, 1), ("v1", "v2")),
     # ---- losses ('mean' unless named); a cell that only calls a functional loss covers both ----
     Case("MSELoss", ("nn.MSELoss", "ops.mse_loss"), lambda x, y: nn.MSELoss()(x, y), ("x", "y")),
+    Case("mse_loss_ext", ("ops.mse_loss_ext",), lambda x, y: ops.mse_loss_ext(x, y), ("x", "y")),
     Case("L1Loss", ("nn.L1Loss", "ops.l1_loss"), lambda x, y: nn.L1Loss()(x, y), ("x", "y")),
     Case("MAELoss", ("nn.MAELoss",), lambda x, y: nn.MAELoss()(x, y), ("x", "y")),
     Case("RMSELoss", ("nn.RMSELoss",), lambda x, y: nn.RMSELoss()(x, y), ("x", "y")),
