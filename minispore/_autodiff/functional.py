@@ -23,7 +23,7 @@ from .engine import (_hook_leaves, _Session, _check_output, _flatten_outputs,
                      backward, check_weight_gradients, distinct)
 from .tape import wrap
 
-__all__ = ["jvp", "vjp", "linearize", "jacfwd", "jacrev", "hvp"]
+__all__ = ["jvp", "vjp", "linearize", "jacfwd", "jacrev", "hvp", "jet", "derivative"]
 
 
 # ---- argument checks ----------------------------------------------------------------------------
@@ -509,3 +509,61 @@ def hvp(fn, inputs, v):
             grads = [None] * tape.n_slots
         hv = tuple(_result_grad(grads, t._slot, a._data) for t, a in zip(tracked, args))
     return out, (hv[0] if single else hv)
+
+
+# ---- Taylor mode ----------------------------------------------------------------------------------
+
+def jet(fn, primals, series):
+    """Taylor-mode derivatives: for the path x(t) = primals + sum_k series[k-1] t^k / k!
+    (k = 1..K, K = series.shape[0]), returns `(fn(primals), d)` with d[k-1] = d^k/dt^k
+    fn(x(t)) at t = 0, stacked on a new first axis. `primals` a Tensor, `series` a Tensor of
+    shape (K,) + primals.shape (or tuples of them, one per argument). Computed by nesting
+    forward-mode derivatives in t, so it costs about 2^K function evaluations."""
+    single = isinstance(primals, Tensor)
+    xs = (primals,) if single else tuple(primals)
+    ss = (series,) if single else tuple(series)
+    if len(xs) != len(ss) or not all(isinstance(t, Tensor) for t in xs + ss):
+        raise TypeError("For 'jet', 'primals' and 'series' must be Tensors (or tuples of them, "
+                        "one series per primal)")
+    order = ss[0].shape[0] if ss[0].ndim else 0
+    for x, s in zip(xs, ss):
+        if s.shape != (order,) + x.shape:
+            raise ValueError(f"For 'jet', a series must have shape (K,) + primal shape = "
+                             f"({order},) + {x.shape}, but got {s.shape}")
+    if order == 0:
+        raise ValueError("For 'jet', 'series' must hold at least one term")
+    dtype = xs[0]._data.dtype
+
+    def path(t):
+        args = []
+        for x, s in zip(xs, ss):
+            point, power = x, None
+            for k in range(1, order + 1):
+                power = t if power is None else power * t / k  # t^k / k!, no pow at t = 0
+                point = point + s[k - 1] * power
+            args.append(point)
+        return fn(*args)
+
+    def differentiated(f):
+        return lambda t: jvp(f, t, Tensor(np.ones((), dtype)))[1]
+
+    t0 = Tensor(np.zeros((), dtype))
+    out, levels, f = fn(*xs), [], path
+    for _ in range(order):
+        f = differentiated(f)
+        levels.append(f(t0))
+    return out, A.Stack(0)(levels)
+
+
+def derivative(fn, primals, order):
+    """`(fn(primals), d)` with d the `order`-th derivative of fn along the direction of ones in
+    every input (elementwise for an elementwise fn: f^(order)(x))."""
+    if isinstance(order, bool) or not isinstance(order, int) or order < 1:
+        raise ValueError(f"For 'derivative', 'order' must be a positive int, but got {order!r}")
+    single = isinstance(primals, Tensor)
+    xs = (primals,) if single else tuple(primals)
+    series = tuple(wrap(np.concatenate([np.ones((1,) + x.shape, x._data.dtype),
+                                        np.zeros((order - 1,) + x.shape, x._data.dtype)]))
+                   for x in xs)
+    out, d = jet(fn, primals, series[0] if single else series)
+    return out, d[order - 1]

@@ -11,7 +11,7 @@ from .primitive import PRIMITIVES, Primitive, PrimitiveWithCheck, PrimitiveWithI
     prim_attr_register
 from . import composite, functional
 from .._autodiff.engine import get_grad, grad, value_and_grad
-from .._autodiff.functional import hvp, jacfwd, jacrev, jvp, linearize, vjp
+from .._autodiff.functional import derivative, hvp, jacfwd, jacrev, jet, jvp, linearize, vjp
 from .._autodiff.batching import vmap
 from .._missing import missing_names
 

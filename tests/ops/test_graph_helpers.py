@@ -138,3 +138,56 @@ def test_missing_names_say_what_they_are():
     with pytest.raises(AttributeError, match="not a MindSpore 2.10 name"):
         F.no_such_function  # noqa: B018
     assert not hasattr(ops, "get_vm_impl_fn")
+
+
+def test_functional_control_flow_matches_mindspore():
+    assert ops.WhileLoop()(lambda v: v < 10, lambda v: v + 3, 1) == 10
+    assert ops.ForiLoop()(0, 4, lambda i, v: v + i, 10) == 16
+    assert ops.Scan()(lambda c, x: (c + x, c * x), 0, [1, 2, 3], 3) == (6, [0, 2, 9])
+    x = Tensor(np.array([0.5, 2.0]))
+    g = ms.grad(lambda a: ops.ForiLoop()(0, 3, lambda i, v: v * a, a).sum())(x)
+    np.testing.assert_allclose(g.asnumpy(), 4 * x.asnumpy() ** 3)  # d/da a^4
+    with pytest.raises(TypeError, match="loop_func"):
+        ops.WhileLoop()(lambda v: True, 3, 1)
+
+
+def test_pyfunc_bitpack_and_data_formats_match_mindspore():
+    x = Tensor(np.array([[3.0, 4.0], [0.0, 0.0]], np.float32))
+    (y,) = ops.PyFunc(lambda a: a * 2, [ms.float32], [[2, 2]], [ms.float32], [[2, 2]])(x)
+    assert y.asnumpy().tolist() == [[6.0, 8.0], [0.0, 0.0]]
+    with pytest.raises(ValueError, match="shape"):
+        ops.PyFunc(lambda a: a[0], [ms.float32], [[2, 2]], [ms.float32], [[2, 2]])(x)
+    packed = ops.CompareAndBitpack()(Tensor(np.arange(16, dtype=np.float32).reshape(2, 8)),
+                                     Tensor(5.0, ms.float32))
+    assert packed.dtype == ms.uint8 and packed.asnumpy().tolist() == [[3], [255]]
+    dims = ops.DataFormatDimMap()(Tensor(np.array([-4, -3, -2, -1, 0, 1, 2, 3], np.int32)))
+    assert dims.asnumpy().tolist() == [0, 3, 1, 2, 0, 3, 1, 2]  # MindSpore's documented example
+    vec = ops.DataFormatVecPermute()(Tensor(np.array([1, 2, 3, 4], np.int32)))
+    assert vec.asnumpy().tolist() == [1, 4, 2, 3]
+
+
+def test_clip_by_norm_matches_mindspore():
+    x = Tensor(np.array([[3.0, 4.0], [0.0, 0.0]], np.float32))
+    np.testing.assert_allclose(ops.clip_by_norm(x, 2.0).asnumpy(), [[1.2, 1.6], [0, 0]], 1e-6)
+    np.testing.assert_allclose(ops.clip_by_norm(x, 2.0, norm_type=1.0).asnumpy(),
+                               [[0.857142687, 1.14285696], [0, 0]], 1e-6)
+    assert ops.clip_by_norm(x, 10.0).asnumpy().tolist() == [[3.0, 4.0], [0.0, 0.0]]
+    a, b = ops.clip_by_global_norm((x, x * 2), 1.0)
+    np.testing.assert_allclose(a.asnumpy()[0], [0.26832816, 0.35777089], 1e-6)
+    np.testing.assert_allclose(b.asnumpy()[0], [0.53665632, 0.71554178], 1e-6)
+    from minispore.testing import check_grads
+    check_grads(lambda t: ops.clip_by_norm(t, 1.0), [Tensor(np.array([0.3, -0.4, 0.5]))], order=2)
+    check_grads(lambda s, t: ops.clip_by_global_norm((s, t), 0.5)[1],
+                [Tensor(np.array([0.3, -0.4])), Tensor(np.array([0.7]))], order=2)
+
+
+def test_taylor_mode_derivative_and_jet_match_mindspore():
+    out, d2 = ops.derivative(ops.sin, Tensor(np.array([0.5], np.float32)), 2)
+    np.testing.assert_allclose(d2.asnumpy(), [-0.47942555], 1e-6)  # MindSpore's values
+    _, series = ops.jet(ops.sin, Tensor(np.array([0.5], np.float32)),
+                        Tensor(np.array([[1.0], [0.0]], np.float32)))
+    np.testing.assert_allclose(series.asnumpy().ravel(), [0.87758255, -0.47942555], 1e-6)
+    _, d3 = ops.derivative(lambda v: v ** 5, Tensor(np.array([2.0])), 3)
+    assert d3.asnumpy().tolist() == [240.0]
+    _, s = ops.jet(ops.exp, Tensor(np.array([0.0])), Tensor(np.array([[1.0], [1.0], [0.0]])))
+    np.testing.assert_allclose(s.asnumpy().ravel(), [1.0, 2.0, 4.0])  # exp(t + t^2/2)

@@ -30,7 +30,8 @@ __all__ = [
     "assign",
 ]
 PRIMITIVE_CLASSES = ("Partial", "Print", "Depend", "Assert", "ScalarCast", "TensorToTuple",
-                     "Assign")
+                     "Assign", "WhileLoop", "ForiLoop", "Scan", "PyFunc", "CompareAndBitpack",
+                     "DataFormatDimMap", "DataFormatVecPermute")
 
 
 def _scalar(name, *values):
@@ -483,3 +484,162 @@ def assign(variable, value):
     """Write `value` into the Parameter (or Tensor) `variable` in place, keeping its dtype;
     returns it."""
     return Assign()(variable, value)
+
+
+
+# ---- functional control flow: in PyNative these run as Python loops (differentiable through
+# whatever the loop body computes) ------------------------------------------------------------------
+
+class WhileLoop(Primitive):
+    """`WhileLoop()(cond_func, loop_func, init_val)`: `val = loop_func(val)` while
+    `cond_func(val)` holds; returns the last value."""
+
+    def __call__(self, cond_func, loop_func, init_val):
+        for name, fn in (("cond_func", cond_func), ("loop_func", loop_func)):
+            if not callable(fn):
+                raise TypeError(f"For 'WhileLoop', '{name}' must be callable, but got "
+                                f"{type_name(fn)}")
+        val = init_val
+        while bool(cond_func(val)):
+            val = loop_func(val)
+        return val
+
+
+class ForiLoop(Primitive):
+    """`ForiLoop()(lower, upper, loop_func, init_val, unroll=True)`: `val = loop_func(i, val)`
+    for i in range(lower, upper); returns the last value."""
+
+    def __call__(self, lower, upper, loop_func, init_val, unroll=True):
+        if not callable(loop_func):
+            raise TypeError(f"For 'ForiLoop', 'loop_func' must be callable, but got "
+                            f"{type_name(loop_func)}")
+        val = init_val
+        for i in range(int(lower), int(upper)):
+            val = loop_func(i, val)
+        return val
+
+
+class Scan(Primitive):
+    """`Scan()(loop_func, init, xs, length=None, unroll=True)`: `carry, y = loop_func(carry, x)`
+    over the elements of `xs` (or `length` times with x None); returns (carry, [y, ...])."""
+
+    def __call__(self, loop_func, init, xs, length=None, unroll=True):
+        if not callable(loop_func):
+            raise TypeError(f"For 'Scan', 'loop_func' must be callable, but got "
+                            f"{type_name(loop_func)}")
+        if xs is None:
+            if length is None:
+                raise ValueError("For 'Scan', give 'xs' or 'length'")
+            xs = [None] * int(length)
+        elif length is not None and int(length) != len(xs):
+            raise ValueError(f"For 'Scan', 'length' {length} differs from len(xs) {len(xs)}")
+        carry, ys = init, []
+        for x in xs:
+            carry, y = loop_func(carry, x)
+            ys.append(y)
+        return carry, ys
+
+
+class PyFunc(Primitive):
+    """`PyFunc(fn, in_types, in_shapes, out_types, out_shapes, stateful=True)(*inputs)`: runs the
+    Python function `fn` on the inputs' NumPy arrays and returns its outputs as a tuple of
+    Tensors, checked against the declared types and shapes. Not differentiable."""
+
+    def __init__(self, fn, in_types, in_shapes, out_types, out_shapes, stateful=True):
+        super().__init__()
+        if not callable(fn):
+            raise TypeError(f"For 'PyFunc', 'fn' must be callable, but got {type_name(fn)}")
+        if len(in_types) != len(in_shapes) or len(out_types) != len(out_shapes):
+            raise ValueError("For 'PyFunc', each type needs a shape (in and out)")
+        self.fn, self.stateful = fn, bool(stateful)
+        self.in_types, self.in_shapes = list(in_types), [tuple(s) for s in in_shapes]
+        self.out_types, self.out_shapes = list(out_types), [tuple(s) for s in out_shapes]
+
+    def __call__(self, *args):
+        if len(args) != len(self.in_types):
+            raise ValueError(f"For 'PyFunc', expected {len(self.in_types)} inputs, got "
+                             f"{len(args)}")
+        arrays = []
+        for k, (a, t, shape) in enumerate(zip(args, self.in_types, self.in_shapes)):
+            if not isinstance(a, Tensor) or a.dtype != t or a.shape != shape:
+                raise TypeError(f"For 'PyFunc', input {k} must be a {t} Tensor of shape {shape}, "
+                                f"but got {type_name(a) if not isinstance(a, Tensor) else (a.dtype, a.shape)}")
+            arrays.append(a.asnumpy())
+        out = self.fn(*arrays)
+        outs = out if isinstance(out, (tuple, list)) else (out,)
+        if len(outs) != len(self.out_types):
+            raise ValueError(f"For 'PyFunc', 'fn' returned {len(outs)} outputs, declared "
+                             f"{len(self.out_types)}")
+        result = []
+        for k, (o, t, shape) in enumerate(zip(outs, self.out_types, self.out_shapes)):
+            arr = np.asarray(o._data if isinstance(o, Tensor) else o)
+            if arr.shape != shape:
+                raise ValueError(f"For 'PyFunc', output {k} has shape {arr.shape}, declared "
+                                 f"{shape}")
+            result.append(Tensor(arr.astype(mstype.to_np(t))))
+        return tuple(result)
+
+
+class CompareAndBitpack(Primitive):
+    """`CompareAndBitpack()(x, threshold)`: `x > threshold` packed 8 to a uint8 along the last
+    axis (whose size must be a multiple of 8), first element in the high bit."""
+
+    def __call__(self, x, threshold):
+        if not isinstance(x, Tensor) or x.ndim == 0 or x.shape[-1] % 8:
+            raise ValueError(f"For 'CompareAndBitpack', 'x' must be a Tensor whose last dim is a "
+                             f"multiple of 8, but got {type_name(x) if not isinstance(x, Tensor) else x.shape}")
+        t = threshold._data if isinstance(threshold, Tensor) else threshold
+        if np.ndim(t) != 0:
+            raise ValueError("For 'CompareAndBitpack', 'threshold' must be a scalar")
+        return Tensor(np.packbits(x._data > t, axis=-1))
+
+
+def _format_args(name, src_format, dst_format):
+    for arg, fmt in (("src_format", src_format), ("dst_format", dst_format)):
+        if not isinstance(fmt, str) or len(fmt) not in (4, 5) or len(set(fmt)) != len(fmt):
+            raise ValueError(f"For '{name}', '{arg}' must be a layout such as 'NHWC', but got "
+                             f"{fmt!r}")
+    if sorted(src_format) != sorted(dst_format):
+        raise ValueError(f"For '{name}', {src_format!r} and {dst_format!r} must name the same "
+                         f"axes")
+    return src_format, dst_format
+
+
+class DataFormatDimMap(Primitive):
+    """`DataFormatDimMap(src_format='NHWC', dst_format='NCHW')(x)`: axis index i (negative ones
+    counted from the end) becomes the source-layout index of the destination layout's i-th
+    axis (MindSpore's documented mapping: NHWC to NCHW sends [0, 1, 2, 3] to [0, 3, 1, 2])."""
+
+    def __init__(self, src_format="NHWC", dst_format="NCHW"):
+        super().__init__()
+        self.src_format, self.dst_format = _format_args("DataFormatDimMap", src_format,
+                                                        dst_format)
+
+    def __call__(self, input_x):
+        if not isinstance(input_x, Tensor) or input_x._data.dtype.kind not in "iu":
+            raise TypeError("For 'DataFormatDimMap', 'input_x' must be an integer Tensor")
+        n = len(self.src_format)
+        idx = input_x._data
+        if ((idx < -n) | (idx >= n)).any():
+            raise ValueError(f"For 'DataFormatDimMap', the indices must be in [{-n}, {n})")
+        table = np.array([self.src_format.index(c) for c in self.dst_format])
+        return Tensor(table[np.mod(idx, n)].astype(idx.dtype))
+
+
+class DataFormatVecPermute(Primitive):
+    """`DataFormatVecPermute(src_format='NHWC', dst_format='NCHW')(x)`: a per-axis vector (or
+    (n, 2) matrix) of the source layout reordered into the destination layout."""
+
+    def __init__(self, src_format="NHWC", dst_format="NCHW"):
+        super().__init__()
+        self.src_format, self.dst_format = _format_args("DataFormatVecPermute", src_format,
+                                                        dst_format)
+
+    def __call__(self, input_x):
+        n = len(self.src_format)
+        if not isinstance(input_x, Tensor) or input_x._data.dtype.kind not in "iu" or \
+                input_x.shape not in ((n,), (n, 2)):
+            raise ValueError(f"For 'DataFormatVecPermute', 'input_x' must be an integer Tensor "
+                             f"of shape ({n},) or ({n}, 2)")
+        order = [self.src_format.index(c) for c in self.dst_format]
+        return Tensor(input_x._data[order])
