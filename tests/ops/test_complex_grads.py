@@ -31,3 +31,9 @@ def test_cast_of_complex_to_real_keeps_the_real_part_quietly(recwarn):
     z = Tensor(np.array([1.5 + 2j], np.complex64))
     assert z.astype(ms.float32).asnumpy().tolist() == [1.5]
     assert not [w for w in recwarn if "ComplexWarning" in str(w.category)]
+
+
+def test_powers_of_complex_values():
+    a, b = Tensor(np.array([0.3, -0.7])), Tensor(np.array([1.3, 0.2]))
+    check_grads(lambda x, y: ops.real(C(x, y) ** 2) + ops.imag(C(x, y) ** 3), [a, b], order=2)
+    check_grads(lambda x: ops.abs(C(x, x + 1) ** C(x * 0 + 2, x * 0)), [a], order=2)

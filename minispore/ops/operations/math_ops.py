@@ -153,11 +153,12 @@ class Pow(Binary):
 
     def bprop(self, saved, dout, needs):
         x, y, out = saved
-        dx = dout * y * x ** (y - 1) if needs[0] else None
-        dy = None
+        dx = dy = None
+        if needs[0]:
+            dx = dout * _conj_of(y * x ** (y - 1))
         if needs[1]:
             if isinstance(x, Tensor):
-                dy = dout * out * log(select(x == 0, 1.0, x))
+                dy = dout * _conj_of(out * log(select(x == 0, 1.0, x)))
             else:
                 dy = dout * out * (math.log(x) if x > 0 else 0.0 if x == 0 else math.nan)
         return dx, dy
