@@ -1,7 +1,9 @@
 """`mindspore.dataset.transforms`: general transforms for `map` or eager use."""
 from . import transforms
-from .transforms import (Compose, Duplicate, Fill, OneHot, RandomApply, RandomChoice,
-                         TensorOperation, TypeCast)
+from .transforms import (Compose, Concatenate, Duplicate, Fill, Mask, OneHot, PadEnd, RandomApply,
+                         RandomChoice, RandomOrder, Relational, Slice, TensorOperation, TypeCast,
+                         Unique, not_random)
 
-__all__ = ["transforms", "Compose", "Duplicate", "Fill", "OneHot", "RandomApply",
-           "RandomChoice", "TensorOperation", "TypeCast"]
+__all__ = ["transforms", "Compose", "Concatenate", "Duplicate", "Fill", "Mask", "OneHot",
+           "PadEnd", "RandomApply", "RandomChoice", "RandomOrder", "Relational", "Slice",
+           "TensorOperation", "TypeCast", "Unique", "not_random"]
