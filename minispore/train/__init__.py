@@ -9,3 +9,7 @@ from .amp import build_train_network  # noqa: E402
 from .callback import *  # noqa: E402,F401,F403
 from .metrics import *  # noqa: E402,F401,F403
 from .model import Model  # noqa: E402
+from .dataset_helper import DatasetHelper, connect_network_with_dataset  # noqa: E402,F401
+from .data_sink import data_sink  # noqa: E402,F401
+from ._distributed_ckpt import (  # noqa: E402,F401
+    load_distributed_checkpoint, merge_sliced_parameter)

@@ -18,6 +18,7 @@ from .callback import RunContext, TimeMonitor
 from .callback._callback import (_as_float, _CallbackManager, _check_callbacks, _handle_loss,
                                  _InternalCallbackParam)
 from .callback._checkpoint import ModelCheckpoint
+from .dataset_helper import DatasetHelper
 from .metrics import Loss, get_metrics
 
 __all__ = ["Model"]
@@ -167,6 +168,7 @@ class Model:
         self._current_step_num = 0
         self.epoch_iter = 0
         self.batch_num = -1
+        self._built_helpers = {}
 
     @staticmethod
     def _check_init_args(network, loss_fn, optimizer, eval_network, eval_indexes, amp_level,
@@ -299,9 +301,12 @@ class Model:
             train_dataset (Dataset): yields `(data, label)` rows (or the network's inputs when
                 `loss_fn` is None).
             callbacks (Union[Callback, list[Callback]]): called during training.
-            dataset_sink_mode (bool): MindSpore's on-device data pipeline; no effect here
-                (MindSpore's CPU build also trains without sinking). Default: False.
-            sink_size (int): steps per sink; checked (-1 or positive), no effect. Default: -1.
+            dataset_sink_mode (bool): MindSpore's data sinking, run as a host loop: each
+                epoch is one sink of `sink_size` steps (the whole dataset for -1) on the next
+                batches of a continuous stream, and the step hooks of the callbacks run once
+                per sink (`cur_step_num` advances by the sink's steps). With `sink_size=-1`
+                the parameters are those of training without sinking. Default: False.
+            sink_size (int): steps per sink in sink mode, -1 or > 0. Default: -1.
             initial_epoch (int): epochs already done (resuming). Default: 0.
 
         Raises:
@@ -310,7 +315,8 @@ class Model:
         """
         callbacks, size = self._check_train_args("Model.train", epoch, train_dataset, callbacks,
                                                  dataset_sink_mode, sink_size, initial_epoch)
-        self._train(epoch, train_dataset, size, callbacks, initial_epoch)
+        self._train(epoch, train_dataset, size, callbacks, initial_epoch,
+                    dataset_sink_mode=dataset_sink_mode, sink_size=sink_size)
 
     def fit(self, epoch, train_dataset, valid_dataset=None, valid_frequency=1, callbacks=None,
             dataset_sink_mode=False, valid_dataset_sink_mode=False, sink_size=-1,
@@ -329,7 +335,8 @@ class Model:
             valid_dataset (Dataset): the evaluation data. Default: None (train only).
             valid_frequency (Union[int, list]): evaluate every this many epochs, or at these
                 epochs. Default: 1.
-            valid_dataset_sink_mode (bool): no effect. Default: False.
+            valid_dataset_sink_mode (bool): no effect (evaluation covers the whole dataset
+                either way). Default: False.
 
         Raises:
             TypeError, ValueError: as `train`; a bad `valid_frequency`; `valid_dataset` without
@@ -346,13 +353,16 @@ class Model:
                 raise ValueError(f"For '{owner}', 'valid_dataset' needs the model's 'metrics'")
             _dataset_size(owner, "valid_dataset", valid_dataset)
         self._train(epoch, train_dataset, size, callbacks, initial_epoch,
-                    (valid_dataset, valid_frequency))
+                    (valid_dataset, valid_frequency), dataset_sink_mode, sink_size)
 
-    def _train(self, epoch, train_dataset, size, callbacks, initial_epoch, valid_infos=None):
+    def _train(self, epoch, train_dataset, size, callbacks, initial_epoch, valid_infos=None,
+               dataset_sink_mode=False, sink_size=-1):
         cb_params = _InternalCallbackParam()
         cb_params.cur_step_num = 0
         cb_params.train_network = self._train_network
         cb_params.epoch_num = epoch - initial_epoch
+        if sink_size > 0 and dataset_sink_mode:
+            size = sink_size
         cb_params.batch_num = size
         self.batch_num = size
         cb_params.mode = "train"
@@ -369,7 +379,7 @@ class Model:
         cb_params.loss_scale_manager = self._loss_scale_manager
         cb_params.loss_scale_mananger = self._loss_scale_manager  # MindSpore's spelling
         cb_params.initial_step = None
-        cb_params.dataset_sink_mode = False
+        cb_params.dataset_sink_mode = dataset_sink_mode
         try:
             with _CallbackManager(callbacks) as list_callback:
                 self._train_process(epoch, train_dataset, list_callback, cb_params,
@@ -393,12 +403,25 @@ class Model:
 
     def _train_process(self, epoch, train_dataset, list_callback, cb_params, initial_epoch,
                        valid_infos):
-        passes = _Passes(train_dataset, epoch - initial_epoch)
+        if cb_params.dataset_sink_mode:
+            passes = self._sink_helper(train_dataset, cb_params.batch_num, epoch - initial_epoch)
+        else:
+            passes = _Passes(train_dataset, epoch - initial_epoch)
         try:
             self._train_epochs(epoch, passes, list_callback, cb_params, initial_epoch,
                                valid_infos)
         finally:
-            passes.close()
+            if not cb_params.dataset_sink_mode:
+                passes.close()
+
+    def _sink_helper(self, dataset, sink_size, epochs):
+        """The sinking DatasetHelper of `dataset`: the one `build` made (its stream continues),
+        else a new one."""
+        helper = self._built_helpers.get(id(dataset))
+        if helper is None or helper.dataset is not dataset:
+            helper = DatasetHelper(dataset, True, sink_size, epochs)
+            self._built_helpers[id(dataset)] = helper
+        return helper
 
     def _train_epochs(self, epoch, passes, list_callback, cb_params, initial_epoch, valid_infos):
         run_context = RunContext(cb_params)
@@ -411,28 +434,21 @@ class Model:
             self._current_step_num = 0
             list_callback.on_train_epoch_begin(run_context)
             with ProgressBar(cb_params.batch_num, f"Epoch {i + 1}/{epoch}") as bar:
-                for inputs in passes.epoch():
-                    if self._loss_fn is not None and len(inputs) != 2:
-                        raise ValueError(f"For 'Model.train', with a 'loss_fn' each row of "
-                                         f"'train_dataset' must have two columns (data, label), "
-                                         f"but got {len(inputs)}")
-                    cb_params.cur_step_num += 1
-                    self._current_step_num = (cb_params.cur_step_num - 1) % \
-                        cb_params.batch_num + 1
-                    cb_params.train_dataset_element = inputs
-                    list_callback.on_train_step_begin(run_context)
-                    self._set_mode(self._train_network, True)
-                    outputs = self._train_network(*inputs)
-                    cb_params.net_outputs = outputs
-                    manager = self._loss_scale_manager
-                    if manager is not None and manager.get_drop_overflow_update() and \
-                            isinstance(outputs, (tuple, list)) and len(outputs) > 1:
-                        # (loss, overflow, scale) from the loss-scale cell
-                        manager.update_loss_scale(bool(np.all(outputs[1].asnumpy())))
-                    list_callback.on_train_step_end(run_context)
-                    bar.update(self._progress_loss(bar, outputs))
-                    if run_context.get_stop_requested():
-                        break
+                if cb_params.dataset_sink_mode:
+                    self._train_sink(passes, list_callback, cb_params, run_context, bar)
+                else:
+                    for inputs in passes.epoch():
+                        cb_params.cur_step_num += 1
+                        self._current_step_num = (cb_params.cur_step_num - 1) % \
+                            cb_params.batch_num + 1
+                        cb_params.train_dataset_element = inputs
+                        list_callback.on_train_step_begin(run_context)
+                        outputs = self._train_step(inputs)
+                        cb_params.net_outputs = outputs
+                        list_callback.on_train_step_end(run_context)
+                        bar.update(self._progress_loss(bar, outputs))
+                        if run_context.get_stop_requested():
+                            break
             if valid_infos is not None:
                 self._eval_during_train(valid_infos, cb_params, list_callback)
             list_callback.on_train_epoch_end(run_context)
@@ -442,6 +458,37 @@ class Model:
                 break
             self.epoch_iter += 1
         list_callback.on_train_end(run_context)
+
+    def _train_step(self, inputs):
+        """One step on one batch (and the loss-scale update it implies)."""
+        if self._loss_fn is not None and len(inputs) != 2:
+            raise ValueError(f"For 'Model.train', with a 'loss_fn' each row of "
+                             f"'train_dataset' must have two columns (data, label), "
+                             f"but got {len(inputs)}")
+        self._set_mode(self._train_network, True)
+        outputs = self._train_network(*inputs)
+        manager = self._loss_scale_manager
+        if manager is not None and manager.get_drop_overflow_update() and \
+                isinstance(outputs, (tuple, list)) and len(outputs) > 1:
+            # (loss, overflow, scale) from the loss-scale cell
+            manager.update_loss_scale(bool(np.all(outputs[1].asnumpy())))
+        return outputs
+
+    def _train_sink(self, helper, list_callback, cb_params, run_context, bar):
+        """One epoch in sink mode: `batch_num` steps on the next batches of the continuous
+        stream, the step hooks called once around them (as MindSpore calls them once per
+        sink)."""
+        list_callback.on_train_step_begin(run_context)
+        outputs = None
+        for step in range(cb_params.batch_num):
+            inputs = helper._next_batch()
+            cb_params.train_dataset_element = inputs
+            self._current_step_num = step + 1
+            outputs = self._train_step(inputs)
+            bar.update(self._progress_loss(bar, outputs))
+        cb_params.cur_step_num += cb_params.batch_num
+        cb_params.net_outputs = outputs
+        list_callback.on_train_step_end(run_context)
 
     def _eval_during_train(self, valid_infos, cb_params, list_callback):
         valid_dataset, valid_frequency = valid_infos
@@ -463,6 +510,51 @@ class Model:
         cb_params.mode = "train"
         cb_params.update(saved)
 
+    def build(self, train_dataset=None, valid_dataset=None, sink_size=-1, epoch=1,
+              sink_mode=True):
+        """Prepare training ahead of `train` / `fit` (MindSpore compiles the graphs and warms
+        the data pipeline here): checks the arguments, puts the training and evaluation
+        networks in their modes, and in sink mode makes the DatasetHelper whose stream the
+        next sinking `train` on `train_dataset` continues.
+
+        Args:
+            train_dataset (Dataset): the training data. Default: None.
+            valid_dataset (Dataset): the evaluation data (needs metrics). Default: None.
+            sink_size (int): steps per sink, -1 or > 0. Default: -1.
+            epoch (int): epochs the data is prepared for, > 0. Default: 1.
+            sink_mode (bool): prepare for sink mode. Default: True.
+
+        Raises:
+            ValueError: both datasets None, a bad `sink_size` or `epoch`.
+            TypeError: a dataset that is not one, a wrong argument type.
+            RuntimeError: `valid_dataset` without metrics.
+        """
+        owner = "Model.build"
+        check_positive_int(epoch, "epoch", owner)
+        check_bool(sink_mode, "sink_mode", owner)
+        if check_int(sink_size, "sink_size", owner) < -1 or sink_size == 0:
+            raise ValueError(f"For '{owner}', the 'sink_size' must be -1 or > 0, but got "
+                             f"{sink_size}")
+        if train_dataset is None and valid_dataset is None:
+            raise ValueError("The argument 'train_dataset' and 'valid_dataset' can not both be "
+                             "None or empty.")
+        if train_dataset is not None:
+            size = _dataset_size(owner, "train_dataset", train_dataset)
+            self._train_network.set_train(True)
+            self._backbone_is_train = True
+            if sink_mode:
+                steps = size if sink_size == -1 else sink_size
+                self._built_helpers[id(train_dataset)] = DatasetHelper(train_dataset, True, steps,
+                                                                       epoch)
+        if valid_dataset is not None:
+            if not self._metric_fns:
+                raise RuntimeError("If define `valid_dataset`, metric fn can not be None or "
+                                   "empty.")
+            _dataset_size(owner, "valid_dataset", valid_dataset)
+            if train_dataset is None:
+                self._eval_network.set_train(False)
+                self._backbone_is_train = False
+
     # ---- eval -------------------------------------------------------------------------------
     def eval(self, valid_dataset, callbacks=None, dataset_sink_mode=False):
         """Evaluate the metrics over `valid_dataset`.
@@ -470,7 +562,8 @@ class Model:
         Args:
             valid_dataset (Dataset): yields the evaluation network's inputs (`(data, label)`).
             callbacks (Union[Callback, list[Callback]]): get the `on_eval_*` hooks.
-            dataset_sink_mode (bool): no effect. Default: False.
+            dataset_sink_mode (bool): no effect (evaluation covers the whole dataset either
+                way). Default: False.
 
         Returns:
             dict, metric name -> value.

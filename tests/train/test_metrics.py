@@ -240,9 +240,9 @@ def test_custom_metric_with_rearrange_inputs():
 
 
 def test_names_and_get_metric_fn():
-    assert T.names() == sorted(["accuracy", "acc", "precision", "recall", "F1", "topk",
-                                "top_1_accuracy", "top_5_accuracy", "mae", "mse", "loss",
-                                "perplexity", "confusion_matrix"])
+    assert set(T.names()) >= {"accuracy", "acc", "precision", "recall", "F1", "topk",
+                              "top_1_accuracy", "top_5_accuracy", "mae", "mse", "loss",
+                              "perplexity", "confusion_matrix"}  # the full list: test_metrics_wave2
     assert isinstance(T.get_metric_fn("acc"), T.Accuracy)
     assert T.get_metric_fn("topk", 3).k == 3
     assert isinstance(T.get_metric_fn("precision", "multilabel"), T.Precision)

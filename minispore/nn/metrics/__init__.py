@@ -2,26 +2,32 @@
 for `Model(metrics={'acc', ...})`. MindSpore exports them from both `nn` and `train`; they depend
 on Tensor only, so they live here and `minispore.train.metrics` re-exports them."""
 from .accuracy import Accuracy
+from .bleu_score import BleuScore
 from .confusion_matrix import ConfusionMatrix
+from .confusion_matrix_metric import ConfusionMatrixMetric
 from .cosine_similarity import CosineSimilarity
+from .dice import Dice
 from .error import MAE, MSE
 from .fbeta import F1, Fbeta
 from .loss import Loss
 from .metric import Metric, rearrange_inputs
+from .occlusion_sensitivity import OcclusionSensitivity
 from .perplexity import Perplexity
 from .precision import Precision, Recall
+from .roc import ROC, auc
+from .surface_distance import HausdorffDistance, MeanSurfaceDistance, RootMeanSquareDistance
 from .topk import Top1CategoricalAccuracy, Top5CategoricalAccuracy, TopKCategoricalAccuracy
 
 __all__ = [
     "names", "get_metric_fn", "get_metrics", "Metric", "rearrange_inputs", "Accuracy", "MAE",
     "MSE", "Precision", "Recall", "Fbeta", "F1", "TopKCategoricalAccuracy",
     "Top1CategoricalAccuracy", "Top5CategoricalAccuracy", "Loss", "Perplexity",
-    "ConfusionMatrix", "CosineSimilarity",
+    "ConfusionMatrix", "CosineSimilarity", "ROC", "auc", "Dice", "BleuScore",
+    "HausdorffDistance", "MeanSurfaceDistance", "RootMeanSquareDistance", "OcclusionSensitivity",
+    "ConfusionMatrixMetric",
 ]
 
-# MindSpore 2.10's names for the metrics minispore has (its list also holds 'auc', 'dice',
-# 'roc', 'bleu_score', 'cosine_similarity', the surface distances, 'occlusion_sensitivity' and
-# 'confusion_matrix_metric', which are not implemented here).
+# MindSpore 2.10's names ('auc' is the function: get_metric_fn('auc', fpr, tpr) is the area).
 _FACTORY = {
     "accuracy": Accuracy,
     "acc": Accuracy,
@@ -36,6 +42,16 @@ _FACTORY = {
     "loss": Loss,
     "perplexity": Perplexity,
     "confusion_matrix": ConfusionMatrix,
+    "auc": auc,
+    "roc": ROC,
+    "dice": Dice,
+    "bleu_score": BleuScore,
+    "cosine_similarity": CosineSimilarity,
+    "hausdorff_distance": HausdorffDistance,
+    "mean_surface_distance": MeanSurfaceDistance,
+    "root_mean_square_distance": RootMeanSquareDistance,
+    "occlusion_sensitivity": OcclusionSensitivity,
+    "confusion_matrix_metric": ConfusionMatrixMetric,
 }
 
 
