@@ -6,7 +6,15 @@ from .._autodiff.functional import derivative, jacfwd, jacrev, jet, jvp, lineari
 from .._missing import missing_names
 from .function import *  # noqa: F401,F403
 from .function import __all__ as _functions
+from ._tensor_api import FUNCTIONS as _METHOD_FUNCTIONS
+from .._autodiff.engine import get_grad  # noqa: F401
+from .operations import (AdaptiveMaxPool2D, Median, Roll, TensorToTuple,  # noqa: F401
+                         UniqueConsecutive)  # classes MindSpore's ops.functional also holds
+
+globals().update(_METHOD_FUNCTIONS)
 
 __all__ = list(_functions) + ["vmap", "grad", "value_and_grad", "jacfwd", "jacrev", "jvp",
-                              "linearize", "vjp", "jet", "derivative"]
+                              "linearize", "vjp", "jet", "derivative", "get_grad",
+                              "AdaptiveMaxPool2D", "Median", "Roll", "TensorToTuple",
+                              "UniqueConsecutive"] + list(_METHOD_FUNCTIONS)
 __getattr__ = missing_names(__name__, globals())

@@ -13,7 +13,8 @@ from ..operations import array_ops as A
 from ..primitive import Primitive
 from ._checks import _tensor
 
-__all__ = ["ones", "zeros", "ones_like", "zeros_like", "full", "full_like", "fill", "arange",
+__all__ = [
+    "tensor_range","ones", "zeros", "ones_like", "zeros_like", "full", "full_like", "fill", "arange",
            "eye", "linspace", "scalar_to_tensor", "tuple_to_array", "range", "logspace",
            "scalar_to_array"]
 
@@ -321,3 +322,8 @@ class ScalarToTensor(_NoAttrs):
 
 PRIMITIVE_CLASSES = ("Range", "LinSpace", "LogSpace", "FillV2", "TupleToArray", "ScalarToArray",
                      "ScalarToTensor")
+
+
+def tensor_range(start, end, step):
+    """[start, end) by `step`, MindSpore's functional name of `Range`."""
+    return Range()(start, end, step)

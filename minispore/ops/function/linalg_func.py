@@ -23,6 +23,7 @@ from . import fft_func as FF
 from ._checks import _tensor
 
 __all__ = [
+    "einsum_ext",
     "addbmm",
     "addmm",
     "addmv",
@@ -1737,3 +1738,8 @@ PRIMITIVE_CLASSES = (
     "TridiagonalMatMul", "TrilIndices", "TriuIndices", "EuclideanNorm", "LpNorm", "NuclearNorm",
     "Renorm",
 )
+
+
+def einsum_ext(equation, *operands):
+    """`einsum` under MindSpore's newer name (the same contraction and gradients)."""
+    return einsum(equation, *operands)

@@ -19,6 +19,7 @@ from . import array_func as AF
 from ._checks import _tensor
 
 __all__ = [
+    "tensor_slice",
     "atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack", "row_stack", "dstack",
     "column_stack", "tensor_split", "hsplit", "vsplit", "dsplit", "rot90", "t", "ravel",
     "moveaxis", "swapdims", "fliplr", "flipud", "reverse", "expand", "expand_as", "view_as",
@@ -1060,3 +1061,9 @@ PRIMITIVE_CLASSES = (
     "ReverseSequence", "ReverseV2", "Roll", "Slice", "StridedSlice", "TensorShape", "DType",
     "ExtractImagePatches", "ExtractVolumePatches",
 )
+
+
+def tensor_slice(input, begin, size):
+    """The block of `input` starting at `begin` with `size` elements per axis (-1: to the end);
+    MindSpore's functional name of `Slice`."""
+    return Slice()(input, begin, size)
