@@ -37,7 +37,9 @@ from . import experimental  # noqa: E402,F401  (torch-style optimizers)
 from . import amp  # noqa: E402,F401
 from . import dataset  # noqa: E402,F401
 from . import train  # noqa: E402,F401
-from . import mindrecord, numpy  # noqa: E402,F401  (mindspore.numpy, mindspore.mindrecord)
+from . import mindrecord, numpy, profiler  # noqa: E402,F401  (mindspore.numpy, ...)
+from .profiler import Profiler  # noqa: E402,F401
+from .train.summary import SummaryCollector, SummaryRecord  # noqa: E402,F401
 from .train import (  # noqa: E402,F401  (Model, callbacks, metrics, as MindSpore re-exports)
     F1, MAE, MSE, Accuracy, Callback, CheckpointConfig, ConfusionMatrix, DynamicLossScaleManager,
     EarlyStopping, Fbeta, FixedLossScaleManager, History, LambdaCallback, LearningRateScheduler,

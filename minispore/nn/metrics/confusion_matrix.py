@@ -1,5 +1,6 @@
 """`ConfusionMatrix`: counts of (true class, predicted class) pairs."""
 import numbers
+import os
 
 import numpy as np
 
@@ -102,3 +103,70 @@ class ConfusionMatrix(Metric):
         else:
             total = matrix.sum()
         return np.divide(matrix, total, out=np.zeros_like(matrix), where=total != 0)
+
+    def plot(self, path, class_names=None, title=None, cmap="Blues"):
+        """Write a heat-map PNG of `eval()` to `path` (its directory is made if missing): rows
+        are true classes, columns predicted ones, each cell labelled with its value. The figure
+        is `max(4, 0.5 * num_classes + 2)` inches square at 100 dpi. Returns `path`. Needs
+        matplotlib (`pip install 'minispore[plot]'`).
+
+        Args:
+            path (str): the PNG file.
+            class_names (list[str]): one label per class; None: the class indices.
+            title (str): None: 'Confusion matrix' with the normalisation.
+            cmap (str): a matplotlib colour map. Default: 'Blues'.
+
+        Raises:
+            TypeError: `path` not a str, `class_names` not a list of str.
+            ValueError: `class_names` not of `num_classes` entries.
+            RuntimeError: `plot` before `update`.
+            ImportError: matplotlib is not installed.
+        """
+        owner = "ConfusionMatrix.plot"
+        if not isinstance(path, (str, os.PathLike)):
+            raise TypeError(f"For '{owner}', 'path' must be a str, but got "
+                            f"{type(path).__name__}")
+        n = self.num_classes
+        if class_names is None:
+            class_names = [str(k) for k in range(n)]
+        if not isinstance(class_names, (list, tuple)) or not all(
+                isinstance(c, str) for c in class_names):
+            raise TypeError(f"For '{owner}', 'class_names' must be a list of str, but got "
+                            f"{class_names!r}")
+        if len(class_names) != n:
+            raise ValueError(f"For '{owner}', 'class_names' must have num_classes={n} entries, "
+                             f"but got {len(class_names)}")
+        matrix = self.eval()
+        try:
+            from matplotlib.backends.backend_agg import FigureCanvasAgg
+            from matplotlib.figure import Figure
+        except ImportError:
+            raise ImportError(f"{owner} draws with the 'matplotlib' package: pip install "
+                              "'minispore[plot]' (or pip install matplotlib)") from None
+        side = max(4.0, 0.5 * n + 2.0)
+        figure = Figure(figsize=(side, side), dpi=100)
+        FigureCanvasAgg(figure)
+        axes = figure.add_subplot(1, 1, 1)
+        image = axes.imshow(matrix, cmap=cmap, interpolation="nearest")
+        figure.colorbar(image, ax=axes, fraction=0.046, pad=0.04)
+        long_names = n > 6 and max(len(c) for c in class_names) > 2
+        axes.set_xticks(range(n), labels=class_names, rotation=45 if long_names else 0,
+                        ha="right" if long_names else "center")
+        axes.set_yticks(range(n), labels=class_names)
+        axes.set_xlabel("predicted class")
+        axes.set_ylabel("true class")
+        norm = "" if self.normalize == "no_norm" else f" (normalised: {self.normalize})"
+        axes.set_title(title if title is not None else f"Confusion matrix{norm}")
+        if n <= 30:
+            high = matrix.max() if matrix.size else 0.0
+            integral = self.normalize == "no_norm"
+            for (i, j), value in np.ndenumerate(matrix):
+                text = f"{int(value)}" if integral else f"{value:.2f}"
+                axes.text(j, i, text, ha="center", va="center", fontsize=8 if n > 12 else 10,
+                          color="white" if high and value > 0.5 * high else "black")
+        figure.tight_layout()
+        folder = os.path.dirname(os.fspath(path))
+        if folder:
+            os.makedirs(folder, exist_ok=True)
+        figure.savefig(path, format="png")
+        return path

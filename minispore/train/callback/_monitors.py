@@ -1,5 +1,6 @@
 """Callbacks that report or record a run: `LossMonitor`, `TimeMonitor`, `History`,
 `LambdaCallback`."""
+import os
 import time
 
 import numpy as np
@@ -8,7 +9,7 @@ from ..._validator import check_bool, check_callable, check_non_negative_int, ch
 from ...common.tensor import Tensor
 from ._callback import Callback, _handle_loss
 
-__all__ = ["LossMonitor", "TimeMonitor", "History", "LambdaCallback"]
+__all__ = ["History", "LambdaCallback", "LossMonitor", "TimeMonitor"]
 
 
 class LossMonitor(Callback):
@@ -159,6 +160,46 @@ class History(Callback):
         for key, value in record.items():
             self.history.setdefault(key, []).append(value)
 
+    def plot(self, path, title=None):
+        """Write a PNG of the recorded loss and metrics per epoch to `path` (its directory is
+        made if missing): one panel for the losses (train 'net_output', evaluation losses), one
+        per other metric, side by side, 500 x 360 pixels each. Returns `path`. Needs
+        matplotlib (`pip install 'minispore[plot]'`).
+
+        Raises:
+            TypeError: `path` not a str or os.PathLike.
+            ValueError: nothing recorded yet.
+            ImportError: matplotlib is not installed.
+        """
+        if not isinstance(path, (str, os.PathLike)):
+            raise TypeError(f"For 'History.plot', 'path' must be a str, but got "
+                            f"{type(path).__name__}")
+        panels = _history_panels(self.history)
+        if not panels or not any(values for _, series in panels for _, values in series):
+            raise ValueError("For 'History.plot', nothing is recorded yet: train with the History "
+                             "callback first")
+        figure = _matplotlib_figure("History.plot", _PANEL_INCHES[0] * len(panels),
+                                    _PANEL_INCHES[1])
+        for k, (name, series) in enumerate(panels):
+            axes = figure.add_subplot(1, len(panels), k + 1)
+            for label, values in series:
+                epochs = np.arange(1, len(values) + 1)
+                axes.plot(epochs, values, marker="o" if len(values) < 30 else None, label=label)
+            axes.set_xlabel("epoch")
+            axes.set_title(name)
+            axes.grid(True, alpha=0.3)
+            axes.legend()
+            if all(len(v) for _, v in series):
+                axes.xaxis.get_major_locator().set_params(integer=True)
+        if title:
+            figure.suptitle(title)
+        figure.tight_layout()
+        folder = os.path.dirname(os.fspath(path))
+        if folder:
+            os.makedirs(folder, exist_ok=True)
+        figure.savefig(path, format="png")
+        return path
+
 
 _LAMBDA_HOOKS = ("on_train_epoch_begin", "on_train_epoch_end", "on_train_step_begin",
                  "on_train_step_end", "on_train_begin", "on_train_end", "on_eval_epoch_begin",
@@ -194,3 +235,38 @@ class LambdaCallback(Callback):
                 check_callable(fn, hook, "LambdaCallback")
         for hook in _LAMBDA_HOOKS:
             setattr(self, hook, given[hook] if given[hook] is not None else _no_op)
+
+
+def _matplotlib_figure(owner, width, height):
+    """A matplotlib Figure drawn by the Agg backend (no display needed)."""
+    try:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+    except ImportError:
+        raise ImportError(f"{owner} draws with the 'matplotlib' package: pip install "
+                          "'minispore[plot]' (or pip install matplotlib)") from None
+    figure = Figure(figsize=(width, height), dpi=100)
+    FigureCanvasAgg(figure)
+    return figure
+
+
+_PANEL_INCHES = (5.0, 3.6)
+
+
+def _history_panels(history):
+    """[(title, [(label, values)])]: the losses together, then one panel per other metric."""
+    losses, panels = [], []
+    for key, values in history.items():
+        numeric = []
+        for v in values:
+            try:
+                numeric.append(float(np.mean(v.asnumpy() if isinstance(v, Tensor) else v)))
+            except (TypeError, ValueError):
+                numeric.append(float("nan"))
+        if key == "net_output":
+            losses.insert(0, ("train loss", numeric))
+        elif "loss" in key:
+            losses.append((f"eval {key}" if not key.startswith("eval") else key, numeric))
+        else:
+            panels.append((key, [(f"eval {key}", numeric)]))
+    return ([("loss", losses)] if losses else []) + panels
