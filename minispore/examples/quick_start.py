@@ -21,7 +21,7 @@ import minispore as mindspore
 from minispore import nn
 from minispore.common.initializer import Normal
 from minispore.dataset import MnistDataset, transforms, vision
-from minispore.train import Accuracy, LossMonitor, Model, TimeMonitor
+from minispore.train import Accuracy, History, LossMonitor, Model, TimeMonitor
 
 TRAIN_FILES = ("train-images-idx3-ubyte", "train-labels-idx1-ubyte")
 TEST_FILES = ("t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte")
@@ -131,7 +131,9 @@ def main():
     lr = nn.cosine_decay_lr(0.0005, 0.05, steps * args.epochs, steps, args.epochs)
     optimizer = nn.Momentum(net.trainable_params(), learning_rate=lr, momentum=0.9)
     model = Model(net, loss, optimizer, metrics={"Accuracy": Accuracy()})
-    model.train(args.epochs, train_set, callbacks=[LossMonitor(steps), TimeMonitor(steps)])
+    history = History()
+    model.train(args.epochs, train_set,
+                callbacks=[LossMonitor(steps), TimeMonitor(steps), history])
     accuracy = model.eval(test_set)["Accuracy"]
     print(f"held-out accuracy: {accuracy:.2%}")
 
@@ -145,6 +147,12 @@ def main():
     print(f"checkpoint {args.ckpt} loaded into a fresh LeNet-5; its predictions on 10 test "
           f"images:\n  predicted: {predicted.tolist()}\n  true:      "
           f"{labels[:10].asnumpy().tolist()}")
+    try:
+        curve = history.plot(os.path.join(os.path.dirname(os.path.abspath(args.ckpt)),
+                                          "training.png"))
+        print(f"training curve (loss per epoch): {curve}")
+    except ImportError:  # matplotlib is optional: pip install 'minispore[plot]'
+        print("training curve: not drawn (matplotlib is not installed)")
     print(f"done in {time.perf_counter() - start:.1f} s")
 
 
