@@ -260,7 +260,9 @@ def _draw_logm(data):
 
 
 def _call_logm(a, re, im):
-    z = re.asnumpy() + 1j * im.asnumpy()
+    r = re.asnumpy()
+    z = np.empty(r.shape, np.complex128 if r.dtype == np.float64 else np.complex64)
+    z.real, z.imag = r, im.asnumpy()  # (no 1j * inf: the extreme-value pass feeds inf)
     out = L.MatrixLogarithm()(Tensor(z)).asnumpy()
     dt = re.asnumpy().dtype
     return Tensor(out.real.astype(dt)), Tensor(out.imag.astype(dt))

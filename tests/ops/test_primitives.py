@@ -14,11 +14,7 @@ from minispore import Tensor
 from minispore.ops.primitive import PRIMITIVES
 
 from ..helpers.gradcheck import F32_EPS, check_float32, check_grads, to_float32, to_float64
-from . import specs_nn  # noqa: F401  (adds the conv, pooling and normalisation specs)
-from . import specs_losses  # noqa: F401  (adds the CTC specs)
-from . import (specs_fft, specs_image, specs_linalg, specs_nn_extra,  # noqa: F401  (the families)
-               specs_random, specs_scatter, specs_shape, specs_special)
-from .specs import SPECS, Spec
+from .spec_table import SPECS, Spec
 
 
 def _to_tensors(args, spec):

@@ -31,9 +31,7 @@ from minispore.ops.primitive import PRIMITIVES
 
 from ..helpers import strategies as S
 from ..helpers.gradcheck import check_grads
-from ..ops import specs_losses  # noqa: F401  (adds the CTC specs: the same table in any order)
-from ..ops import specs_nn  # noqa: F401  (adds the conv, pooling and normalisation specs)
-from ..ops.specs import SPECS
+from ..ops.spec_table import SPECS
 
 _PASS = settings(max_examples=3, deadline=None, derandomize=True,
                  suppress_health_check=list(HealthCheck))
@@ -184,10 +182,24 @@ _CONV_POOL_NORM = {  # fixed N, C, spatial geometry
     "Im2Col", "BatchNormTraining", "BatchNormGrad", "WindowGather", "WindowScatter"}
 _CONTRACTIONS = {"MatMul", "Dense", "Einsum", "SingularValues"}  # fixed operand dims
 _CLASS_LOSSES = {"SparseSoftmaxCrossEntropy", "SparseSoftmaxCrossEntropyGrad"}  # (N, C), (N,)
+_MATRICES = {  # well-conditioned (batches of) matrices drawn whole: empty batches in EMPTY_CASES
+    "Cholesky", "MatrixTriangularSolve", "MatrixSolve", "MatrixInverse", "MatrixDeterminant",
+    "LogMatrixDeterminant", "Qr", "Svd", "MatrixExp", "Geqrf", "Eig", "MatrixLogarithm"}
+_TRANSFORMS = {"FFTC2C", "FFTR2C", "FFTC2R"}  # a transform length >= 1 on the drawn axes
+_WINDOWS = {"BartlettWindow", "BlackmanWindow", "HammingWindow"}  # the input is an int length
+_BOXES = {"IOU", "BoundingBoxEncode", "BoundingBoxDecode", "CheckValid", "NMSWithMask",
+          "NonMaxSuppressionV3", "NonMaxSuppressionWithOverlaps",
+          "CombinedNonMaxSuppression"}  # boxes of shape (N, 4), scores per box
+_RUNNING = {"Cummax", "Cummin", "CumulativeLogsumexp"}  # a running op along an axis: one dim
+_FIXED = _CONV_POOL_NORM | _CONTRACTIONS | _CLASS_LOSSES | _MATRICES | _TRANSFORMS | _WINDOWS | \
+    _BOXES
 NOT_DRAWN = {
-    "empty": _CONV_POOL_NORM | _CONTRACTIONS | _CLASS_LOSSES | {
+    "empty": _FIXED | {
         "DynamicBroadcastTo", "SumTo"},  # a target shape drawn from the input's, not S.shapes
-    "0-d": _CONV_POOL_NORM | _CONTRACTIONS | _CLASS_LOSSES | {
+    "0-d": _FIXED | _RUNNING | {
+        # segment ids and scatter indices address the leading axes of an input with one or more
+        "UnsortedSegmentSum", "UnsortedSegmentProd", "UnsortedSegmentMax", "UnsortedSegmentMin",
+        "TensorScatterMax", "TensorScatterMin",
         "BatchMatMul", "Diagonal",  # a batch of matrices; a matrix
         "LayerNorm", "LayerNormGrad",  # normalized axes drawn from at least one dim
         "CTCLossV2", "CTCLossV2Grad",  # (T, N, C) log-probabilities, (N, S) targets
@@ -328,6 +340,24 @@ EMPTY_CASES = [
     ("Getitem", lambda x: x[Tensor(np.zeros(0, np.int64))], (_r(3, 2),), np.zeros((0, 2))),
     ("Setitem", lambda x: _setitem_empty(x), (_r(3, 2),), None),
     ("PadConstant", lambda x: ops.pad(x, (1, 1)), (_r(0, 2),), np.zeros((0, 4))),
+    ("Cholesky", lambda x: ops.cholesky(x), (_r(0, 3, 3),), np.zeros((0, 3, 3))),
+    ("MatrixInverse", lambda x: ops.inverse(x), (_r(0, 3, 3),), np.zeros((0, 3, 3))),
+    ("MatrixDeterminant", lambda x: ops.det(x), (_r(0, 3, 3),), np.zeros(0)),
+    ("LogMatrixDeterminant", lambda x: ops.slogdet(x)[1], (_r(0, 3, 3),), np.zeros(0)),
+    ("MatrixSolve", lambda a, b: ops.matrix_solve(a, b), (_r(0, 3, 3), _r(0, 3, 2)),
+     np.zeros((0, 3, 2))),
+    ("MatrixTriangularSolve", lambda a, b: ops.MatrixTriangularSolve()(a, b),
+     (_r(0, 3, 3), _r(0, 3, 2)), np.zeros((0, 3, 2))),
+    ("Qr", lambda x: ops.qr(x)[1], (_r(0, 3, 2),), np.zeros((0, 2, 2))),
+    ("Svd", lambda x: ops.svd(x, compute_uv=False), (_r(0, 3, 2),), np.zeros((0, 2))),
+    ("MatrixExp", lambda x: ops.matrix_exp(x), (_r(0, 3, 3),), np.zeros((0, 3, 3))),
+    ("FFTR2C", lambda x: ops.real(ops.rfft(x)), (_r(0, 4),), np.zeros((0, 3))),
+    ("FFTC2C", lambda x: ops.real(ops.fft(x)), (_r(0, 4),), np.zeros((0, 4))),
+    ("FFTC2R", lambda x: ops.irfft(ops.rfft(x)), (_r(0, 4),), np.zeros((0, 4))),
+    ("Cummax", lambda x: ops.cummax(x, 1)[0], (_r(2, 0),), np.zeros((2, 0))),
+    ("Cummin", lambda x: ops.cummin(x, 0)[0], (_r(0, 2),), np.zeros((0, 2))),
+    ("CumulativeLogsumexp", lambda x: ops.logcumsumexp(x, 1), (_r(2, 0),), np.zeros((2, 0))),
+    ("IOU", lambda a, b: ops.iou(a, b), (_r(0, 4), _r(2, 4)), np.zeros((2, 0))),
 ]
 
 

@@ -17,8 +17,7 @@ from minispore.ops.operations import math_ops as M
 from minispore.ops.operations import linalg_ops as L
 from minispore.ops.primitive import PRIMITIVES
 
-from ..ops import specs_nn  # noqa: F401
-from ..ops.specs import SPECS
+from ..ops.spec_table import SPECS
 
 DTYPES = (np.float32, np.float64)
 

@@ -627,6 +627,8 @@ def _expm(a):
     if a.shape[-1] == 0:
         return a.copy()
     norm = np.abs(a).sum(axis=-2).max(axis=-1).max(initial=0.0)
+    if not np.isfinite(norm):  # inf or NaN entries: no finite exponential to approximate
+        return np.where(np.isfinite(a).all(axis=(-2, -1), keepdims=True), np.nan, a * np.nan)
     squarings = max(0, math.ceil(math.log2(norm / _THETA13))) if norm > _THETA13 else 0
     a = a / (2.0 ** squarings)
     b = _PADE13

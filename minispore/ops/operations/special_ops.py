@@ -81,8 +81,9 @@ class _SameDtypeBinary(Binary):
 
 def _in_float64(fn, *arrays):
     """fn on the arrays widened to float64, rounded once to the first array's dtype."""
-    out = fn(*[a.astype(_F64, copy=False) for a in arrays])
-    return np.asarray(out).astype(arrays[0].dtype, copy=False)
+    with np.errstate(all="ignore"):  # out of the narrow dtype's range is inf, as it should be
+        out = fn(*[a.astype(_F64, copy=False) for a in arrays])
+        return np.asarray(out).astype(arrays[0].dtype, copy=False)
 
 
 def _as_tensor(v, like):
@@ -511,7 +512,7 @@ class Sinc(Unary):
     saves = ("x", "out")
 
     def forward(self, x):
-        return np.sinc(_float32_if_integral(self.name, x))
+        return quiet(np.sinc, _float32_if_integral(self.name, x))
 
     def bprop(self, saved, dout, needs):
         x, out = saved
@@ -974,6 +975,8 @@ class _CumExtreme(Primitive):
         if x.ndim == 0:
             raise ValueError(f"For '{self.name}', the input must have at least one dimension")
         axis = normalize_axis(self.axis, x.ndim, self.name)
+        if x.shape[axis] == 0:
+            return x.copy(), np.zeros(x.shape, self._index_dtype)
         v = np.moveaxis(x, axis, -1)
         best = v[..., 0].copy()
         index = np.zeros(v.shape, np.int64)
@@ -1040,6 +1043,8 @@ class CumulativeLogsumexp(Primitive):
         if x.ndim == 0:
             raise ValueError(f"For '{self.name}', the input must have at least one dimension")
         axis = self._axis(axis, x.ndim)
+        if x.shape[axis] == 0:
+            return x.copy()
         v = np.moveaxis(x, axis, -1)
         if self.reverse:
             v = v[..., ::-1]
@@ -1053,6 +1058,8 @@ class CumulativeLogsumexp(Primitive):
 
     def bprop(self, saved, dout, needs):
         x, out, axis = saved
+        if x._data.size == 0:
+            return dout, None  # an empty gradient of the input's shape
         axis = self._axis(_data(axis), x.ndim)
         perm, back = _to_last(x._data, axis)
         xs, outs, ds = _moved(x, perm), _moved(out, perm), _moved(dout, perm)
