@@ -8,6 +8,9 @@ MNIST-like pipeline cost per row?
    the pipeline's own scheduling whatever the core count.
 3. The quick-start pipeline (Rescale, Normalize, HWC2CHW, TypeCast, batch 64) over 28x28 uint8
    rows, serial vs 2 workers, in microseconds per row.
+4. An image pipeline over JPEG files (decode, random crop, flip, normalize, HWC2CHW, batch 64)
+   on 1 and 2 thread workers and 2 process workers, beside a NumPy floor (the same steps in a
+   plain loop) and, where PyTorch is installed, a torch DataLoader doing the same steps.
 
 Run: python benchmarks/dataset_pipeline.py (BLAS is pinned to one thread, so the speedup shown is
 the pipeline's own)."""
@@ -81,6 +84,119 @@ def quickstart_pass(workers, n=4096):
     return lambda: sum(1 for _ in d.create_tuple_iterator())
 
 
+IMAGE_ROWS, IMAGE_SIDE, CROP = 512, 160, 128
+MEAN = np.array([0.485, 0.456, 0.406], np.float32) * 255
+STD = np.array([0.229, 0.224, 0.225], np.float32) * 255
+
+
+def write_images(folder):
+    """IMAGE_ROWS JPEG files of IMAGE_SIDE x IMAGE_SIDE noise-and-gradient images."""
+    from PIL import Image
+    rng = np.random.default_rng(4)
+    ramp = np.linspace(0, 200, IMAGE_SIDE, dtype=np.float32)
+    paths = []
+    for k in range(IMAGE_ROWS):
+        img = ramp[None, :, None] + rng.integers(0, 55, (IMAGE_SIDE, IMAGE_SIDE, 3))
+        path = os.path.join(folder, f"{k:04d}.jpg")
+        Image.fromarray(img.astype(np.uint8)).save(path, quality=90)
+        paths.append(path)
+    return paths
+
+
+def read_bytes(paths):
+    out = []
+    for p in paths:
+        with open(p, "rb") as f:
+            out.append(np.frombuffer(f.read(), np.uint8))
+    return out
+
+
+def image_pass(paths, workers, processes=False):
+    files = read_bytes(paths)
+    d = ds.GeneratorDataset(lambda: ((f,) for f in files), ["image"])
+    d = d.map([vision.Decode(), vision.RandomCrop(CROP), vision.RandomHorizontalFlip(),
+               vision.Normalize(MEAN.tolist(), STD.tolist()), vision.HWC2CHW()], "image",
+              num_parallel_workers=workers, python_multiprocessing=processes)
+    d = d.batch(64)
+    return lambda: sum(1 for _ in d.create_tuple_iterator(output_numpy=True))
+
+
+def numpy_floor(paths):
+    """The same work in a plain loop: PIL decode, crop, flip, normalize, transpose, stack."""
+    import io
+
+    from PIL import Image
+    files = read_bytes(paths)
+    rng = np.random.default_rng(5)
+
+    def run():
+        batch, n = [], 0
+        for f in files:
+            img = np.asarray(Image.open(io.BytesIO(f.tobytes())).convert("RGB"))
+            y, x = rng.integers(0, IMAGE_SIDE - CROP + 1, 2)
+            img = img[y:y + CROP, x:x + CROP]
+            if rng.random() < 0.5:
+                img = img[:, ::-1]
+            batch.append(((img - MEAN) / STD).transpose(2, 0, 1).astype(np.float32))
+            if len(batch) == 64:
+                np.stack(batch)
+                batch, n = [], n + 1
+        return n
+    return run
+
+
+def torch_pass(paths, workers):
+    """A torch DataLoader over the same files with the same steps (None without torch)."""
+    try:
+        import torch
+        from torch.utils.data import DataLoader
+        from torch.utils.data import Dataset as TorchDataset
+    except ImportError:
+        return None
+    import io
+
+    from PIL import Image
+    files = read_bytes(paths)
+
+    class Files(TorchDataset):
+        def __len__(self):
+            return len(files)
+
+        def __getitem__(self, k):
+            img = np.asarray(Image.open(io.BytesIO(files[k].tobytes())).convert("RGB"))
+            y, x = np.random.randint(0, IMAGE_SIDE - CROP + 1, 2)
+            img = img[y:y + CROP, x:x + CROP]
+            if np.random.rand() < 0.5:
+                img = img[:, ::-1]
+            return torch.from_numpy(((img - MEAN) / STD).transpose(2, 0, 1).astype(np.float32))
+
+    loader = DataLoader(Files(), batch_size=64, num_workers=0 if workers == 1 else workers)
+    return lambda: sum(1 for _ in loader)
+
+
+def image_benchmark():
+    import tempfile
+    with tempfile.TemporaryDirectory() as folder:
+        paths = write_images(folder)
+        names = ["NumPy floor (1 thread)", "minispore 1 worker", "minispore 2 threads",
+                 "minispore 2 processes"]
+        cases = [numpy_floor(paths), image_pass(paths, 1), image_pass(paths, 2),
+                 image_pass(paths, 2, processes=True)]
+        for workers in (1, 2):
+            case = torch_pass(paths, workers)
+            if case is not None:
+                names.append(f"torch DataLoader {workers} worker(s)")
+                cases.append(case)
+        rounds = interleaved_rounds(cases, repeat=3, warmup=1)
+        best, ratio = summarize(rounds)
+        print(f"image pipeline, {IMAGE_ROWS} JPEGs {IMAGE_SIDE}x{IMAGE_SIDE} -> crop {CROP}, "
+              f"batch 64 (images/s; ratio: time over the NumPy floor's)")
+        for name, b, r in zip(names, best, ratio):
+            print(f"  {name:28s} {IMAGE_ROWS / b:8.0f} img/s   x{r:4.2f}")
+        if len(names) == 4:
+            print("  (PyTorch is not installed: no DataLoader column)")
+
+
 def main():
     one, two = process_scaling()
     print(f"CPUs: {os.cpu_count()}; 16 FFT jobs: 1 process {one:.2f} s, 2 processes {two:.2f} s "
@@ -100,6 +216,7 @@ def main():
     print("quick-start pipeline, 4096 rows of 28x28 (batch 64):")
     for name, b, r in zip(["1 worker", "2 workers"], best, ratio):
         print(f"  {name:10s} {b / 4096 * 1e6:8.1f} us/row   ratio to serial {r:4.2f}")
+    image_benchmark()
 
 
 if __name__ == "__main__":

@@ -17,9 +17,9 @@ import numpy as np
 from .._validator import check_int_range, check_type
 from ..common.tensor import Tensor
 from . import config
-from ._parallel import CHUNK, chunks, ordered_map
+from ._parallel import CHUNK, chunks, ordered_map, process_ordered_map
 from .iterators import DictIterator, TupleIterator
-from .samplers import Sampler
+from .samplers import Sampler, record_init
 
 INT32_MAX = 2**31 - 1
 _KINDS = "biufcUS"  # bool, ints, floats, complex, str, bytes: what a column may hold
@@ -140,6 +140,10 @@ class Dataset:
 
     _rowwise = False  # True for nodes that keep each row's position (map, project, rename)
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        record_init(cls)
+
     def __init__(self, children=(), num_parallel_workers=None):
         self.children = list(children)
         self.num_parallel_workers = num_parallel_workers
@@ -184,6 +188,8 @@ class Dataset:
         return False
 
     def _workers(self):
+        if config.get_debug_mode():
+            return 1
         n = self.num_parallel_workers
         return config.get_num_parallel_workers() if n is None else n
 
@@ -220,6 +226,36 @@ class Dataset:
         row = self._first_row()
         return [] if row is None else [a.dtype for a in row]
 
+    def get_class_indexing(self):
+        """{class name: label} of a source that names its classes (ImageFolderDataset, ...),
+        {} otherwise."""
+        return self.children[0].get_class_indexing() if self.children else {}
+
+    def num_classes(self):
+        """The number of classes of a source that names them, else None."""
+        if self.children:
+            return self.children[0].num_classes()
+        return len(self.get_class_indexing()) or None
+
+    def is_shuffled(self):
+        """Whether a node of the pipeline shuffles (a shuffle op or a shuffling sampler)."""
+        return self._is_shuffled()
+
+    def is_sharded(self):
+        """Whether a source of the pipeline reads one shard."""
+        return self._is_sharded()
+
+    def set_init_step(self, init_step):
+        """Start the next iterators at global step `init_step` (rows, or batches, counted
+        over epochs), as a restarted training run does: the whole epochs before it are
+        skipped, then the first `init_step % dataset_size` rows of the epoch it falls in."""
+        self._init_step = check_int_range(init_step, "init_step", "set_init_step", 0,
+                                          INT32_MAX)
+
+    def get_init_step(self):
+        """The step given to `set_init_step` (0 by default)."""
+        return self.__dict__.get("_init_step", 0)
+
     def get_batch_size(self):
         """The batch size of the last `batch` (-1 for a callable), 1 without one."""
         return self.children[0].get_batch_size() if self.children else 1
@@ -227,6 +263,13 @@ class Dataset:
     def get_repeat_count(self):
         """The count of the last `repeat` (-1 for endless), 1 without one."""
         return self.children[0].get_repeat_count() if self.children else 1
+
+    def to_json(self, filename=""):
+        """The pipeline as a JSON-ready dict (written to `filename` too when given): each node's
+        "op_type", constructor arguments and "children". `deserialize` rebuilds it; Python
+        callables that are not module-level functions or transform objects are recorded by
+        name only and cannot be rebuilt."""
+        return _BUILDERS["to_json"](self, filename)
 
     def reset(self):
         """Forget what was counted or sampled from the data (size, first row), so the next pass
@@ -247,6 +290,8 @@ class Dataset:
             do_copy (bool): copy each array into its Tensor (rows are fresh arrays either way).
         """
         ds = self if columns is None else self.project(columns)
+        if ds is not self:
+            ds._init_step = self.get_init_step()
         return TupleIterator(ds, num_epochs, output_numpy, do_copy)
 
     def create_dict_iterator(self, num_epochs=-1, output_numpy=False, do_copy=False):
@@ -280,6 +325,55 @@ class Dataset:
         a list of the rows' arrays and returns a tuple of columns.
         """
         return _BUILDERS["batch"](self, batch_size, drop_remainder, num_parallel_workers, **kwargs)
+
+    def padded_batch(self, batch_size, drop_remainder=False, num_parallel_workers=None,
+                     pad_info=None):
+        """`batch` that pads the columns named in `pad_info` first.
+
+        Args:
+            pad_info (dict, optional): {column: (shape, value)}; each row of the column is
+                padded with `value` (None: 0, '' for strings) or cut to `shape`, whose None
+                entries (or a None shape) take the largest size in the batch. `{}` pads every
+                column to the largest row; None pads nothing (a plain `batch`).
+        """
+        return _BUILDERS["padded_batch"](self, batch_size, drop_remainder, num_parallel_workers,
+                                         pad_info)
+
+    def bucket_batch_by_length(self, column_names, bucket_boundaries, bucket_batch_sizes,
+                               element_length_function=None, pad_info=None,
+                               pad_to_bucket_boundary=False, drop_remainder=False):
+        """Batch rows of similar length together.
+
+        A row's length is `element_length_function(*column_names columns)` (default: the first
+        dimension of the one column named). Bucket k holds lengths in
+        [bucket_boundaries[k-1], bucket_boundaries[k]) and is emitted when it holds
+        `bucket_batch_sizes[k]` rows; what is left comes out at the end of the epoch, bucket
+        by bucket (unless `drop_remainder`). Columns are padded as by `padded_batch` (pad_info
+        None: every column to the longest row, with 0); `pad_to_bucket_boundary` pads the None
+        dimensions of the `pad_info` shapes to the bucket's boundary minus 1 (the last bucket:
+        to the longest row).
+        """
+        return _BUILDERS["bucket_batch_by_length"](
+            self, column_names, bucket_boundaries, bucket_batch_sizes, element_length_function,
+            pad_info, pad_to_bucket_boundary, drop_remainder)
+
+    def sync_wait(self, condition_name, num_batch=1, callback=None):
+        """Block the pipeline after `num_batch` steps until `sync_update(condition_name)` is
+        called (a step is a row, or a batch when `batch` follows directly); each call lets
+        `num_batch` more through and first calls `callback(data)`. A wait longer than
+        `config.get_callback_timeout()` seconds raises RuntimeError instead of hanging."""
+        return _BUILDERS["sync_wait"](self, condition_name, num_batch, callback)
+
+    def sync_update(self, condition_name, num_batch=None, data=None):
+        """Release the `sync_wait` named `condition_name` in this pipeline (see `sync_wait`);
+        `num_batch` replaces its step count from now on."""
+        for node in self._nodes():
+            if getattr(node, "condition_name", None) == condition_name and \
+                    hasattr(node, "update"):
+                node.update(num_batch, data)
+                return
+        raise RuntimeError(f"For 'sync_update', the condition name '{condition_name}' is not "
+                           f"found in this pipeline")
 
     def shuffle(self, buffer_size):
         """Shuffle with a buffer of `buffer_size` rows (>= the dataset size: a full shuffle);
@@ -316,6 +410,21 @@ class Dataset:
 
     def __add__(self, other):
         return self.concat(other)
+
+    def apply(self, apply_func):
+        """`apply_func(self)`, which must return a Dataset: a way to reuse pipeline pieces."""
+        if not callable(apply_func):
+            raise TypeError(f"For 'apply', 'apply_func' must be callable, but got "
+                            f"{type(apply_func).__name__}")
+        out = apply_func(self)
+        if not isinstance(out, Dataset):
+            raise TypeError(f"For 'apply', 'apply_func' must return a Dataset, but got "
+                            f"{type(out).__name__}")
+        return out
+
+    def flat_map(self, func):
+        """The rows of `func(*row)` (a Dataset) for each row, one dataset after another."""
+        return _BUILDERS["flat_map"](self, func)
 
     def project(self, columns):
         """Keep only `columns`, in the given order."""
@@ -387,9 +496,37 @@ class MappableDataset(Dataset):
     def _source_workers(self):
         return 1
 
+    def _class_labels(self, column):
+        """The integer label of every row in `column` (read once, then kept)."""
+        key = ("labels", column)
+        if key not in self._cache:
+            names = self.get_col_names()
+            if column not in names:
+                raise ValueError(f"For '{type(self).__name__}', the sampler's class column "
+                                 f"'{column}' is not one of the columns {names}")
+            k = names.index(column)
+            labels = []
+            for i in range(self._num_rows()):
+                value = self._get_row(i)[k]
+                if value.size != 1 or value.dtype.kind not in "iu":
+                    raise ValueError(f"For '{type(self).__name__}', class column '{column}' "
+                                     f"must hold integer scalars, but row {i} has {value.dtype} "
+                                     f"of shape {value.shape}")
+                labels.append(int(value.reshape(())))
+            self._cache[key] = labels
+        return self._cache[key]
+
+    def _bind_labels(self):
+        node = self.sampler
+        while node is not None:
+            if hasattr(node, "_set_labels"):
+                node._set_labels(self._class_labels(node.class_column))
+            node = node.get_child()
+
     def _indices(self, p):
         n = self._num_rows()
-        idx = self.sampler._indices(n, lambda shared: p.rng(self, shared))
+        self._bind_labels()
+        idx = self.sampler._sample(n, lambda shared: p.rng(self, shared))
         idx = np.asarray(idx, dtype=np.int64).reshape(-1)
         bad = idx[(idx < 0) | (idx >= n)]
         if len(bad):
@@ -408,17 +545,24 @@ class MappableDataset(Dataset):
             for i in idx:
                 yield self._get_row(int(i))
             return
-        for rows in ordered_map(self._read_chunk, chunks(idx, CHUNK), workers):
+        if getattr(self, "python_multiprocessing", False) and not config.get_debug_mode():
+            work = ((p.chunk_key(self, k), part) for k, part in enumerate(chunks(idx, CHUNK)))
+            results = process_ordered_map(self._read_chunk, work, workers,
+                                          type(self).__name__)
+        else:
+            results = ordered_map(self._read_chunk, chunks(idx, CHUNK), workers)
+        for rows in results:
             yield from rows
 
     def _size(self):
-        return self.sampler._count(self._num_rows())
+        self._bind_labels()
+        return self.sampler._sample_count(self._num_rows())
 
     def _node_shuffles(self):
-        return self.sampler._is_shuffled()
+        return self.sampler.is_shuffled()
 
     def _node_sharded(self):
-        return self.sampler._is_sharded()
+        return self.sampler.is_sharded()
 
     def use_sampler(self, new_sampler):
         """Read through `new_sampler` from now on."""

@@ -1,7 +1,8 @@
 """The pipeline ops that choose, reorder and join rows: `shuffle`, `repeat`, `take`, `skip`,
-`zip`, `concat` and `split`."""
+`zip`, `concat` (also through a sampler), `split` and `sync_wait`."""
 import builtins
 import math
+import threading
 import warnings
 
 import numpy as np
@@ -9,10 +10,10 @@ import numpy as np
 from .._validator import check_bool, check_int, check_int_range, check_type
 from . import config
 from ._base import INT32_MAX, Dataset, builds
-from .samplers import RandomSampler, SequentialSampler, SubsetRandomSampler, SubsetSampler
+from .samplers import RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler, SubsetSampler
 
-__all__ = ["ConcatDataset", "RepeatDataset", "ShuffleDataset", "SkipDataset", "TakeDataset",
-           "ZipDataset", "zip"]
+__all__ = ["ConcatDataset", "RepeatDataset", "ShuffleDataset", "SkipDataset", "SyncWaitDataset",
+           "TakeDataset", "ZipDataset", "zip"]
 
 
 # ---- order and count ops ----------------------------------------------------------------------
@@ -24,6 +25,9 @@ class ShuffleDataset(Dataset):
 
     def __init__(self, child, buffer_size):
         super().__init__((child,))
+        if any(isinstance(n, SyncWaitDataset) for n in child._nodes()):
+            raise RuntimeError("For 'shuffle', there must be no shuffle after a sync_wait: "
+                               "shuffle before it")
         self.buffer_size = check_int_range(buffer_size, "buffer_size", "shuffle", 2, INT32_MAX)
 
     def _columns(self):
@@ -47,6 +51,69 @@ class ShuffleDataset(Dataset):
             yield row
         for k in rng.permutation(len(buf)):
             yield buf[k]
+
+
+@builds("sync_wait")
+class SyncWaitDataset(Dataset):
+    """`dataset.sync_wait(condition_name, num_batch, callback)`: passes `num_batch` steps (rows,
+    or batches when a `batch` reads this node) per `sync_update` call; the first `num_batch`
+    pass freely each epoch."""
+
+    def __init__(self, child, condition_name, num_batch=1, callback=None):
+        super().__init__((child,))
+        if not isinstance(condition_name, str):
+            raise TypeError(f"For 'sync_wait', 'condition_name' must be a str, but got "
+                            f"{type(condition_name).__name__}")
+        if any(isinstance(n, SyncWaitDataset) and n.condition_name == condition_name
+               for n in child._nodes()):
+            raise RuntimeError(f"For 'sync_wait', the condition name '{condition_name}' is "
+                               f"already used in this pipeline")
+        self.condition_name = condition_name
+        self.num_batch = check_int_range(num_batch, "num_batch", "sync_wait", 1, INT32_MAX)
+        if callback is not None and not callable(callback):
+            raise TypeError(f"For 'sync_wait', 'callback' must be callable, but got "
+                            f"{type(callback).__name__}")
+        self.callback = callback
+        self.rows_per_step = 1
+        self._lock = threading.Condition()
+        self._allowed = self.num_batch
+        self._step = self.num_batch
+
+    def _columns(self):
+        return self.children[0].get_col_names()
+
+    def _size(self):
+        return self.children[0].get_dataset_size()
+
+    def update(self, num_batch=None, data=None):
+        """Let `num_batch` (default: the `sync_wait` one) more steps through; call the callback
+        with `data` first."""
+        if num_batch is not None:
+            num_batch = check_int_range(num_batch, "num_batch", "sync_update", 1, INT32_MAX)
+        if self.callback is not None:
+            self.callback(data)
+        with self._lock:
+            if num_batch is not None:
+                self._step = num_batch
+            self._allowed += self._step
+            self._lock.notify_all()
+
+    def _wait_turn(self, step):
+        timeout = config.get_callback_timeout()
+        with self._lock:
+            if not self._lock.wait_for(lambda: step < self._allowed, timeout):
+                raise RuntimeError(
+                    f"For 'sync_wait', condition '{self.condition_name}' waited {timeout} s for "
+                    f"a sync_update before step {step + 1} (config.set_callback_timeout): call "
+                    f"dataset.sync_update('{self.condition_name}') after each step")
+
+    def _rows(self, p):
+        with self._lock:
+            self._allowed, self._step = self.num_batch, self.num_batch
+        for k, row in enumerate(self.children[0]._rows(p)):
+            if k % self.rows_per_step == 0:
+                self._wait_turn(k // self.rows_per_step)
+            yield row
 
 
 @builds("repeat")
@@ -172,16 +239,60 @@ class ConcatDataset(Dataset):
                 raise ValueError(f"For 'concat', every dataset must have the columns {names}, "
                                  f"but one has {d.get_col_names()}")
         self._cols = names
+        self.sampler = None
 
     def _columns(self):
         return self._cols
 
+    def use_sampler(self, sampler):
+        """Read the concatenated rows through `sampler` (typically a DistributedSampler, so
+        that a dataset topped up with a `PaddedDataset` splits evenly into shards). Every input
+        must be a random-access source read in order, behind only map/project/rename."""
+        check_type(sampler, Sampler, "sampler", "use_sampler")
+        for k, d in enumerate(self.children):
+            leaf = d._mappable_leaf()
+            if leaf is None or leaf.sampler.get_child() is not None or \
+                    leaf.sampler._is_shuffled() or \
+                    leaf.sampler._count(leaf._num_rows()) != leaf._num_rows() or \
+                    getattr(leaf.sampler, "start_index", 0) or leaf.sampler._is_sharded():
+                raise ValueError(f"For 'use_sampler', input {k} of the concat must be a "
+                                 f"random-access source read whole and in order (shuffle=False, "
+                                 f"no sampler), behind only map/project/rename")
+        self.sampler = sampler
+        self._cache = {}
+
+    def _node_shuffles(self):
+        return self.sampler is not None and self.sampler.is_shuffled()
+
+    def _node_sharded(self):
+        return self.sampler is not None and self.sampler.is_sharded()
+
     def _size(self):
+        if self.sampler is not None:
+            return self.sampler._sample_count(sum(d._mappable_leaf()._num_rows()
+                                           for d in self.children))
         return sum(d.get_dataset_size() for d in self.children)
 
     def _rows(self, p):
-        for k, d in enumerate(self.children):
-            yield from d._rows(p.child(k))
+        if self.sampler is None:
+            for k, d in enumerate(self.children):
+                yield from d._rows(p.child(k))
+            return
+        sizes = [d._mappable_leaf()._num_rows() for d in self.children]
+        starts = np.cumsum([0] + sizes)
+        idx = np.asarray(self.sampler._sample(int(starts[-1]),
+                                               lambda shared: p.rng(self, shared)),
+                         dtype=np.int64).reshape(-1)
+        which = np.searchsorted(starts, idx, side="right") - 1
+        run = 0
+        for end in range(1, len(idx) + 1):
+            if end < len(idx) and which[end] == which[run]:
+                continue
+            k = int(which[run])
+            local = idx[run:end] - starts[k]
+            part = self.children[k]._with_leaf_sampler(SubsetSampler(local))
+            yield from part._rows(p.child(k))
+            run = end
 
 
 class _PositionSplitDataset(Dataset):
@@ -247,6 +358,7 @@ def _split(ds, sizes, randomize):
     order = config._eager_rng().permutation(n) if randomize else np.arange(n)
     leaf = ds._mappable_leaf()
     plain = leaf is not None and type(leaf.sampler) in (SequentialSampler, RandomSampler) \
+        and leaf.sampler.get_child() is None \
         and not getattr(leaf.sampler, "replacement", False) \
         and leaf.sampler._count(leaf._num_rows()) == leaf._num_rows() == n \
         and getattr(leaf.sampler, "start_index", 0) == 0

@@ -25,6 +25,11 @@ class _Iterator:
         self._base = config._pass_seed()
         self._epoch = 0
         self._rows = None
+        self._skip = 0
+        init_step = dataset.get_init_step()
+        if init_step:
+            size = dataset.get_dataset_size()
+            self._epoch, self._skip = divmod(init_step, size) if size else (0, 0)
 
     def __iter__(self):
         return self
@@ -38,6 +43,10 @@ class _Iterator:
                     f"new iterator")
             p = self._dataset._new_pass(self._epoch, self._base)
             self._rows = self._dataset._rows(p)
+            for _ in range(self._skip):
+                if next(self._rows, None) is None:
+                    break
+            self._skip = 0
         try:
             row = next(self._rows)
         except BaseException:

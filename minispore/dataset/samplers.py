@@ -1,10 +1,21 @@
 """Samplers: which row indices a random-access source reads in one epoch, and in what order."""
+import functools
+
 import numpy as np
 
 from .._validator import check_bool, check_int, check_int_range, check_sequence
 
-__all__ = ["BuiltinSampler", "DistributedSampler", "RandomSampler", "Sampler", "SequentialSampler",
-           "SubsetRandomSampler", "SubsetSampler"]
+__all__ = [
+    "BuiltinSampler",
+    "DistributedSampler",
+    "PKSampler",
+    "RandomSampler",
+    "Sampler",
+    "SequentialSampler",
+    "SubsetRandomSampler",
+    "SubsetSampler",
+    "WeightedRandomSampler",
+]
 
 _INT32_MAX = 2**31 - 1
 
@@ -34,6 +45,23 @@ def _check_shard(num_shards, shard_id, owner):
     return num_shards, shard_id
 
 
+def record_init(cls):
+    """Make `cls.__init__` keep the arguments of the outermost constructor call in
+    `self._init_args` (what `Dataset.to_json` writes and `deserialize` calls again)."""
+    init = cls.__dict__.get("__init__")
+    if init is None or getattr(init, "_records", False):
+        return
+
+    @functools.wraps(init)
+    def recording(self, *args, **kwargs):
+        if "_init_args" not in self.__dict__:
+            self.__dict__["_init_args"] = (args, kwargs)
+        init(self, *args, **kwargs)
+
+    recording._records = True
+    cls.__init__ = recording
+
+
 class Sampler:
     """Base of user-defined samplers: subclass and yield row indices from `__iter__`.
 
@@ -49,8 +77,65 @@ class Sampler:
         self.num_samples = _optional_count(num_samples, "num_samples", type(self).__name__)
         self.dataset_size = 0
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        record_init(cls)
+
     def __iter__(self):
         raise TypeError(f"'{type(self).__name__}' must define __iter__ to yield row indices")
+
+    # ---- chaining: a parent samples positions in its child's index list ----
+    def add_child(self, sampler):
+        """Sample from what `sampler` selects: this sampler picks positions in the child's
+        index list (a sampler has at most one child; a child may have its own)."""
+        if not isinstance(sampler, Sampler):
+            raise TypeError(f"For 'add_child', 'sampler' must be a Sampler, but got "
+                            f"{type(sampler).__name__}")
+        if self.__dict__.get("_child") is not None:
+            raise RuntimeError(f"For 'add_child', this {type(self).__name__} already has a "
+                               f"child sampler")
+        node = sampler
+        while node is not None:
+            if node is self:
+                raise ValueError("For 'add_child', a sampler cannot be its own descendant")
+            node = node.get_child()
+        self._child = sampler
+
+    def get_child(self):
+        """The child sampler, or None."""
+        return self.__dict__.get("_child")
+
+    def _sample(self, n, rng_for):
+        """The index array for one epoch over n rows, through the child samplers."""
+        child = self.get_child()
+        if child is None:
+            return np.asarray(self._indices(n, rng_for), dtype=np.int64).reshape(-1)
+        base = child._sample(n, rng_for)
+        pos = np.asarray(self._indices(len(base), rng_for), dtype=np.int64).reshape(-1)
+        return base[pos]
+
+    def _sample_count(self, n):
+        """Rows per epoch over n rows through the child samplers (None: only a pass tells)."""
+        child = self.get_child()
+        if child is not None:
+            n = child._sample_count(n)
+            if n is None:
+                return None
+        return self._count(n)
+
+    def is_shuffled(self):
+        """Whether this sampler or a child shuffles."""
+        child = self.get_child()
+        return self._is_shuffled() or (child is not None and child.is_shuffled())
+
+    def is_sharded(self):
+        """Whether this sampler or a child reads one shard."""
+        child = self.get_child()
+        return self._is_sharded() or (child is not None and child.is_sharded())
+
+    def get_indices(self):
+        """The indices this sampler yields for the current `dataset_size` (user samplers)."""
+        return [int(i) for i in iter(self)]
 
     def _indices(self, n, rng_for):
         """The index array for one epoch over n rows; rng_for(shared) gives the generator."""
@@ -164,6 +249,12 @@ class DistributedSampler(BuiltinSampler):
             pos = i[(i + self.offset) % self.num_shards == self.shard_id]
         return pos[:self._limit(len(pos))]
 
+    def set_offset(self, offset):
+        """Row i goes to shard (i + offset) % num_shards, nothing wraps (-1: the default
+        layout); returns the sampler."""
+        self.offset = check_int_range(offset, "offset", "set_offset", -1, _INT32_MAX)
+        return self
+
     def _indices(self, n, rng_for):
         pos = self._positions(n)
         if not self.shuffle:
@@ -222,6 +313,122 @@ class SubsetSampler(SubsetRandomSampler):
         return False
 
 
+class PKSampler(BuiltinSampler):
+    """`num_val` rows of each class (P classes x K rows), classes in label order (in a random
+    order with `shuffle`); the rows of a class are drawn at random, without replacement when
+    the class has enough rows and with replacement otherwise (MindSpore 2.10 may repeat rows
+    even then).
+
+    Args:
+        num_val (int): rows per class. num_class: not supported (as in MindSpore).
+        shuffle (bool): shuffle the order of the classes (default False).
+        class_column (str): the column holding the integer labels (default 'label').
+        num_samples (int, optional): at most this many rows.
+
+    The labels are read once from the source (every row), then kept.
+    """
+
+    def __init__(self, num_val, num_class=None, shuffle=False, class_column="label",
+                 num_samples=None):
+        owner = "PKSampler"
+        super().__init__(num_samples)
+        if num_class is not None:
+            raise NotImplementedError("For 'PKSampler', 'num_class' is not supported (as in "
+                                      "MindSpore): every class is sampled")
+        self.num_val = check_int_range(num_val, "num_val", owner, 1, _INT32_MAX)
+        self.shuffle = check_bool(shuffle, "shuffle", owner)
+        if not isinstance(class_column, str) or not class_column:
+            raise TypeError(f"For '{owner}', 'class_column' must be a non-empty str, but got "
+                            f"{class_column!r}")
+        self.class_column = class_column
+        self._labels = None
+
+    def _set_labels(self, labels):
+        self._labels = np.asarray(labels, dtype=np.int64).reshape(-1)
+
+    def _indices(self, n, rng_for):
+        if self._labels is None or len(self._labels) != n:
+            raise RuntimeError("For 'PKSampler', the source did not provide its labels: use it "
+                               "with a random-access dataset that has the class column "
+                               f"'{self.class_column}'")
+        rng = rng_for(False)
+        classes = np.unique(self._labels)
+        if self.shuffle:
+            classes = rng.permutation(classes)
+        out = []
+        for c in classes:
+            rows = np.flatnonzero(self._labels == c)
+            out.append(rng.choice(rows, size=self.num_val,
+                                  replace=len(rows) < self.num_val))
+        idx = np.concatenate(out) if out else np.zeros(0, np.int64)
+        return idx[:self._limit(len(idx))].astype(np.int64)
+
+    def _count(self, n):
+        if self._labels is None or len(self._labels) != n:
+            return None
+        return self._limit(len(np.unique(self._labels)) * self.num_val)
+
+    def _is_shuffled(self):
+        return True
+
+
+class WeightedRandomSampler(BuiltinSampler):
+    """Rows drawn with probability proportional to `weights` (weights[i] for row i).
+
+    Args:
+        weights (list[float]): one non-negative weight per row, from row 0; rows past the end
+            of `weights` are never drawn. At least one weight must be positive.
+        num_samples (int, optional): draws per epoch (default: the dataset's row count).
+        replacement (bool): draw with replacement (default True). Without it, `num_samples`
+            may not exceed the number of positive weights.
+
+    Raises:
+        TypeError: a weight is not a number. ValueError: a negative weight or all zero. At
+        read time, IndexError: more weights than rows.
+    """
+
+    def __init__(self, weights, num_samples=None, replacement=True):
+        owner = "WeightedRandomSampler"
+        super().__init__(num_samples)
+        if not isinstance(weights, (list, tuple)):
+            raise TypeError(f"For '{owner}', 'weights' must be a list of numbers, but got "
+                            f"{type(weights).__name__}")
+        for k, w in enumerate(weights):
+            if not isinstance(w, (int, float, np.integer, np.floating)) or \
+                    isinstance(w, (bool, np.bool_)):
+                raise TypeError(f"For '{owner}', 'weights[{k}]' must be a number, but got "
+                                f"{type(w).__name__}")
+        w = np.asarray(weights, dtype=np.float64)
+        if not w.size or (w < 0).any() or not np.isfinite(w).all() or w.sum() <= 0:
+            raise ValueError(f"For '{owner}', 'weights' must be finite, non-negative and not all "
+                             f"zero, but got {list(weights)}")
+        self.weights = list(weights)
+        self._p = w / w.sum()
+        self.replacement = check_bool(replacement, "replacement", owner)
+        if not self.replacement and self.num_samples and \
+                self.num_samples > int((w > 0).sum()):
+            raise ValueError(f"For '{owner}', without replacement 'num_samples' "
+                             f"({self.num_samples}) must not exceed the number of positive "
+                             f"weights ({int((w > 0).sum())})")
+
+    def _count(self, n):
+        return self.num_samples if self.num_samples else n
+
+    def _indices(self, n, rng_for):
+        if len(self._p) > n:
+            raise IndexError(f"For 'WeightedRandomSampler', there are {len(self._p)} weights "
+                             f"for a dataset of {n} rows: give at most one weight per row")
+        count = self._count(n)
+        if not self.replacement and count > int((self._p > 0).sum()):
+            raise ValueError(f"For 'WeightedRandomSampler', without replacement it cannot draw "
+                             f"{count} rows from {int((self._p > 0).sum())} positive weights")
+        return rng_for(False).choice(len(self._p), size=count, replace=self.replacement,
+                                     p=self._p).astype(np.int64)
+
+    def _is_shuffled(self):
+        return True
+
+
 def select_sampler(owner, num_samples, shuffle, sampler, num_shards, shard_id,
                    default_shuffle=True):
     """The sampler a random-access source uses, from its constructor arguments (MindSpore's
@@ -263,3 +470,6 @@ class _IterSampler(Sampler):
 
     def __iter__(self):
         return iter(self._iterable)
+
+
+record_init(Sampler)

@@ -92,8 +92,6 @@ def test_resize_defaults_and_int_size():
         vision.Resize((0, 2))
     with pytest.raises(ValueError, match="HW or HWC"):
         vision.Resize((2, 2))(np.ones(4, np.uint8))
-    with pytest.raises(ValueError, match="AREA"):
-        vision.Resize(2, vision.Inter.AREA)
 
 
 def test_normalize_rescale_totensor_match_mindspore():

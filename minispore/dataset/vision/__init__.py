@@ -1,9 +1,6 @@
-"""`mindspore.dataset.vision`: image transforms and the `Inter` / `Border` modes."""
+"""`mindspore.dataset.vision`: image transforms, the enums of their modes, and image I/O."""
 from . import transforms, utils
-from .transforms import (HWC2CHW, CenterCrop, Decode, Normalize, Pad, RandomCrop,
-                         RandomHorizontalFlip, RandomVerticalFlip, Rescale, Resize, ToTensor)
-from .utils import Border, Inter
+from .transforms import *
+from .utils import *
 
-__all__ = ["transforms", "utils", "HWC2CHW", "Border", "CenterCrop", "Decode", "Inter",
-           "Normalize", "Pad", "RandomCrop", "RandomHorizontalFlip", "RandomVerticalFlip",
-           "Rescale", "Resize", "ToTensor"]
+__all__ = ["transforms", "utils"] + transforms.__all__ + utils.__all__
