@@ -3,8 +3,12 @@
 The machines are shared and noisy: contenders are timed in alternation (one call of each per
 round), and each is reported by its best time and by the median, over rounds, of its time divided
 by the floor's time in the same round (a slow spell hits both sides of that ratio alike)."""
+import importlib.util
+import os
 import statistics
 import time
+
+_ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 
 
 def interleaved_rounds(cases, repeat, warmup=2):
@@ -38,11 +42,18 @@ def summarize(rounds, floor_index=0):
 
 
 def print_table(title, names, rounds, floor_index=0, unit="ms", scale=1e3):
+    """The table: best time, and the median over rounds of the ratio to the floor and (when
+    PyTorch ran) to PyTorch eager."""
     best, ratios = summarize(rounds, floor_index)
+    vs_torch = None
+    if "pytorch eager" in names:
+        vs_torch = summarize(rounds, names.index("pytorch eager"))[1]
     print(title)
-    print(f"{'':18s} {'best ' + unit:>10s} {'x numpy (median of rounds)':>28s}")
-    for name, s, r in zip(names, best, ratios):
-        print(f"{name:18s} {s * scale:10.3f} {r:28.3f}")
+    header = f"{'':18s} {'best ' + unit:>10s} {'x numpy (median of rounds)':>28s}"
+    print(header + (f" {'x pytorch':>10s}" if vs_torch else ""))
+    for k, (name, s, r) in enumerate(zip(names, best, ratios)):
+        print(f"{name:18s} {s * scale:10.3f} {r:28.3f}"
+              + (f" {vs_torch[k]:10.3f}" if vs_torch else ""))
     return best, ratios
 
 
@@ -68,11 +79,31 @@ def rss_kib(field="VmRSS"):
 
 def peak_extra_mib(step):
     """(peak RSS above the current one while `step()` runs, in MiB; step's result). Meant for the
-    first step in a fresh process, so that no allocator has memory cached from an earlier one."""
+    first step in a fresh process, so that no allocator has memory cached from an earlier one
+    (the heap's free memory, kept by raised malloc thresholds, is handed back first)."""
     import gc
     gc.collect()
+    allocator().release()
     before = rss_kib()
     with open("/proc/self/clear_refs", "w") as f:
         f.write("5")  # resets VmHWM to the current RSS
     result = step()
     return (rss_kib("VmHWM") - before) / 1024, result
+
+
+# ---- the allocator lever ---------------------------------------------------------------------------
+
+def allocator():
+    """minispore._allocator, loaded by path so that a contender process need not import
+    minispore."""
+    spec = importlib.util.spec_from_file_location(
+        "_minispore_allocator", os.path.join(_ROOT, "minispore", "_allocator.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def malloc_setup():
+    """Apply MINISPORE_MALLOC ('tuned' unless set to 'default') to this whole process, every
+    contender alike, as importing minispore does; the mode in force, for the table's title."""
+    return allocator().apply_default()

@@ -22,7 +22,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import minispore as ms  # noqa: E402
 from minispore import Tensor, nn  # noqa: E402
 
-from _harness import interleaved_rounds, print_table, torch_or_none  # noqa: E402
+from _harness import (interleaved_rounds, malloc_setup, print_table,  # noqa: E402
+                      torch_or_none)
 
 BATCH, LR = 64, 0.01
 SHAPES = {"conv1": (6, 1, 5, 5), "conv2": (16, 6, 5, 5), "fc1": (120, 256), "fc2": (84, 120),
@@ -238,6 +239,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=30)
     args = parser.parse_args()
+    malloc = malloc_setup()
     x, y, params = make_data()
     check_same_math(x, y, params)
     floor, ms_step = NumpyLeNet(params), minispore_step_fn(params)
@@ -250,7 +252,7 @@ def main():
         xt, yt = torch.from_numpy(x), torch.from_numpy(y.astype(np.int64))
         names.append("pytorch eager")
         cases.append(lambda: t_step(xt, yt))
-    print_table(f"W3: LeNet-5, batch {BATCH}, softmax CE, SGD step", names,
+    print_table(f"W3: LeNet-5, batch {BATCH}, softmax CE, SGD step, malloc {malloc}", names,
                 interleaved_rounds(cases, args.repeat))
 
 

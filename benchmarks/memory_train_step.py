@@ -19,7 +19,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 WIDTH, DEPTH, BATCH, CLASSES, LR = 2048, 8, 1024, 10, 0.01
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from _harness import peak_extra_mib  # noqa: E402
+from _harness import malloc_setup, peak_extra_mib  # noqa: E402
 
 
 def make_data():
@@ -122,6 +122,7 @@ CONTENDERS = {"numpy (floor)": numpy_step, "minispore": minispore_step, "pytorch
 
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == "--child":
+        malloc_setup()
         print(f"{peak_extra_mib(CONTENDERS[sys.argv[2]]())[0]:.1f}")
         return
     try:
@@ -129,10 +130,15 @@ def main():
         names = list(CONTENDERS)
     except ImportError:
         names = list(CONTENDERS)[:2]
-    # A fixed mmap threshold: every large block is its own mapping, returned to the system when
-    # freed, so RSS follows live memory instead of glibc's heap history (the default threshold
-    # grows after the first large free and keeps freed blocks resident).
-    env = dict(os.environ, MALLOC_MMAP_THRESHOLD_="131072")
+    # MINISPORE_MALLOC=default: a fixed mmap threshold, every large block its own mapping,
+    # returned to the system when freed, so RSS follows live memory instead of glibc's heap
+    # history (the dynamic threshold grows after the first large free and keeps freed blocks
+    # resident). Otherwise every contender runs under minispore's tuned thresholds (the mode
+    # importing minispore applies), which keep freed blocks in the heap for reuse.
+    malloc = os.environ.get("MINISPORE_MALLOC", "tuned")
+    env = dict(os.environ, MINISPORE_MALLOC=malloc)
+    if malloc == "default":
+        env["MALLOC_MMAP_THRESHOLD_"] = "131072"
     results = {}
     for name in names:
         out = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", name],
@@ -140,7 +146,7 @@ def main():
         results[name] = float(out.stdout.strip().splitlines()[-1])
     floor = results["numpy (floor)"]
     print(f"W5: peak extra RSS of one train step, MLP {WIDTH} -> {DEPTH} x {WIDTH} -> {CLASSES}, "
-          f"batch {BATCH} (fresh process each)")
+          f"batch {BATCH} (fresh process each), malloc {malloc}")
     print(f"{'':18s} {'MiB':>8s} {'x numpy':>8s}")
     for name, mib in results.items():
         print(f"{name:18s} {mib:8.1f} {mib / floor:8.2f}")

@@ -20,7 +20,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import minispore as ms  # noqa: E402
 from minispore import Tensor, nn  # noqa: E402
 
-from _harness import interleaved_rounds, print_table, torch_or_none  # noqa: E402
+from _harness import (interleaved_rounds, malloc_setup, print_table,  # noqa: E402
+                      torch_or_none)
 
 SIZES = (784, 512, 512, 10)
 BATCH, LR = 128, 0.01
@@ -146,6 +147,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=40)
     args = parser.parse_args()
+    malloc = malloc_setup()
     x, y, weights = make_data()
     check_same_math(x, y, weights)
     floor = NumpyMLP(weights)
@@ -160,7 +162,7 @@ def main():
         names.append("pytorch eager")
         cases.append(lambda: t_step(xt, yt))
     rounds = interleaved_rounds(cases, args.repeat)
-    print_table(f"W2: MLP {'-'.join(map(str, SIZES))} ReLU, batch {BATCH}, softmax CE, SGD step",
+    print_table(f"W2: MLP {'-'.join(map(str, SIZES))} ReLU, batch {BATCH}, softmax CE, SGD step, malloc {malloc}",
                 names, rounds)
 
 

@@ -5,6 +5,11 @@ gradient w.r.t. x. Prints microseconds per primitive for the forward alone (no t
 and for forward + backward under value_and_grad, beside a hand-written NumPy forward + backward
 of the same math (the floor) and PyTorch CPU eager when torch is installed, all in one run.
 
+The floor multiplies by float32 NumPy scalars made once: NumPy 2 serves a Python float operand
+through a slow scalar-conversion path (~1 us against ~0.4 us per op here), which would make the
+floor slower than the fastest NumPy version and flatter the ratios. minispore and PyTorch are
+written as their users write them, with Python floats.
+
 Run: python benchmarks/op_overhead.py [--repeat N]
 """
 import argparse
@@ -22,14 +27,19 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import minispore as ms  # noqa: E402
 from minispore import ops  # noqa: E402
 
+from _harness import malloc_setup  # noqa: E402
+
 STEPS = 200
 PRIMS = 3 * STEPS  # mul, add, tanh per step (the final sum is not counted)
+
+
+SCALE, SHIFT, ONE = np.float32(1.01), np.float32(0.1), np.float32(1.0)
 
 
 def numpy_forward(x):
     y = x
     for _ in range(STEPS):
-        y = np.tanh(y * 1.01 + 0.1)
+        y = np.tanh(y * SCALE + SHIFT)
     return y.sum()
 
 
@@ -37,12 +47,12 @@ def numpy_forward_backward(x):
     ys = []
     y = x
     for _ in range(STEPS):
-        y = np.tanh(y * 1.01 + 0.1)
+        y = np.tanh(y * SCALE + SHIFT)
         ys.append(y)
     loss = y.sum()
     g = np.ones_like(y)
     for y in reversed(ys):
-        g = g * (1.0 - y * y) * 1.01
+        g = g * (ONE - y * y) * SCALE
     return loss, g
 
 
@@ -107,6 +117,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=50)
     args = parser.parse_args()
+    malloc = malloc_setup()
     x_np = np.random.default_rng(0).standard_normal(16).astype(np.float32)
     x = ms.Tensor(x_np)
     check_same_math(x_np)
@@ -117,7 +128,8 @@ def main():
     times = interleaved_best(cases, args.repeat)
     rows = {name: (times[2 * k], times[2 * k + 1]) for k, (name, _, _) in enumerate(named)}
     floor_f, floor_fb = rows["numpy (floor)"]
-    print(f"W1: {STEPS} x tanh(y * 1.01 + 0.1) on float32 (16,), {PRIMS} primitives")
+    print(f"W1: {STEPS} x tanh(y * 1.01 + 0.1) on float32 (16,), {PRIMS} primitives, "
+          f"malloc {malloc}")
     print(f"{'':16s} {'fwd us/prim':>12s} {'x floor':>8s} {'fwd+bwd us/prim':>16s} {'x floor':>8s}")
     for name, (f, fb) in rows.items():
         print(f"{name:16s} {f / PRIMS * 1e6:12.2f} {f / floor_f:8.2f} "

@@ -23,7 +23,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import minispore as ms  # noqa: E402
 from minispore import Tensor, nn, ops  # noqa: E402
 
-from _harness import interleaved_rounds, print_table, torch_or_none  # noqa: E402
+from _harness import (interleaved_rounds, malloc_setup, print_table,  # noqa: E402
+                      torch_or_none)
 
 B, T, D, H, FF = 16, 64, 128, 4, 512
 DH = D // H
@@ -204,6 +205,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=20)
     args = parser.parse_args()
+    malloc = malloc_setup()
     params, x, cot = make_params()
     check_same_math(params, x, cot)
     grad_fn, _ = minispore_fn(params)
@@ -217,7 +219,7 @@ def main():
         names.append("pytorch eager")
         cases.append(lambda: run(xt, ct))
     print_table(f"W6: pre-LN transformer block (d={D}, {H} heads, FFN {FF}, tanh-GELU), "
-                f"batch {B}, seq {T}, forward+backward", names,
+                f"batch {B}, seq {T}, forward+backward, malloc {malloc}", names,
                 interleaved_rounds(cases, args.repeat))
 
 

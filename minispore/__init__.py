@@ -1,4 +1,5 @@
 """minispore: MindSpore's PyNative API on NumPy. `import minispore as mindspore`."""
+from . import _allocator
 from . import common
 from .common import dtype
 from .common.api import JitConfig, jit, jit_class
@@ -7,9 +8,11 @@ from .common.dtype import dtype_to_nptype, get_py_obj_dtype, pytype_to_dtype
 from .common.parameter import Parameter, ParameterTuple
 from .common.seed import (Generator, default_generator, get_rng_state, get_seed, initial_seed,
                           seed, set_rng_state, set_seed)
-from .common.tensor import Tensor, from_numpy, is_tensor, tensor
-from .context import (COMPATIBLE, GRAPH_MODE, LAX, PYNATIVE_MODE, STRICT, get_context,
-                      get_current_device, set_context, set_device)
+from .common.tensor import Tensor, from_numpy, frombuffer, is_tensor, tensor
+from .context import (COMPATIBLE, GRAPH_MODE, LAX, PYNATIVE_MODE, STRICT, ParallelMode,
+                      get_auto_parallel_context, get_context, get_current_device,
+                      reset_auto_parallel_context, set_auto_parallel_context, set_context,
+                      set_device)
 from . import ops
 from ._autodiff.engine import get_grad, grad, value_and_grad
 from ._autodiff.anomaly import detect_anomaly
@@ -37,7 +40,7 @@ from . import experimental  # noqa: E402,F401  (torch-style optimizers)
 from . import amp  # noqa: E402,F401
 from . import dataset  # noqa: E402,F401
 from . import train  # noqa: E402,F401
-from . import mindrecord, numpy, profiler  # noqa: E402,F401  (mindspore.numpy, ...)
+from . import communication, mindrecord, numpy, profiler  # noqa: E402,F401  (mindspore.numpy, ...)
 from .profiler import Profiler  # noqa: E402,F401
 from .train.summary import SummaryCollector, SummaryRecord  # noqa: E402,F401
 from .train import (  # noqa: E402,F401  (Model, callbacks, metrics, as MindSpore re-exports)
@@ -47,14 +50,24 @@ from .train import (  # noqa: E402,F401  (Model, callbacks, metrics, as MindSpor
     Recall, ReduceLROnPlateau, RunContext, TimeMonitor, Top1CategoricalAccuracy,
     Top5CategoricalAccuracy, TopKCategoricalAccuracy, build_train_network, get_metric_fn, names,
     rearrange_inputs)
+from .train import (  # noqa: E402,F401  (metrics, data sinking, resilience callbacks)
+    ROC, BackupAndRestore, BleuScore, ConfusionMatrixMetric, CosineSimilarity, DatasetHelper,
+    Dice, HausdorffDistance, MeanSurfaceDistance, OcclusionSensitivity, OnRequestExit,
+    RootMeanSquareDistance, auc, connect_network_with_dataset, data_sink,
+    load_distributed_checkpoint, merge_sliced_parameter)
 from .train.serialization import (  # noqa: E402,F401  (checkpoints)
     async_ckpt_thread_status, ckpt_to_safetensors, load_checkpoint, load_checkpoint_async,
     load_param_into_net, safetensors_to_ckpt, save_checkpoint)
 
 from .runtime import (  # noqa: E402,F401  (streams, events and runtime settings)
-    Event, Stream, StreamCtx, communication_stream, current_stream, default_stream,
+    Event, Stream, StreamCtx, communication_stream, swap_tensors, current_stream, default_stream,
     launch_blocking, lazy_inline, no_inline, run_check, set_cur_stream, set_deterministic,
     set_recursion_limit, synchronize)
 from ._missing import missing_names  # noqa: E402
+
+# glibc keeps large NumPy temporaries mapped between steps instead of faulting fresh pages in on
+# every step (docs/performance.md: the measured gain and the memory it holds; MINISPORE_MALLOC=
+# default turns it off)
+_allocator.apply_default()
 
 __getattr__ = missing_names(__name__, globals())

@@ -5,8 +5,9 @@ same code eagerly, with identical results.
 """
 import threading
 
-__all__ = ["PYNATIVE_MODE", "GRAPH_MODE", "set_context", "get_context", "set_device",
-           "get_current_device", "STRICT", "COMPATIBLE", "LAX"]
+__all__ = ["COMPATIBLE", "GRAPH_MODE", "LAX", "PYNATIVE_MODE", "STRICT", "ParallelMode",
+           "get_auto_parallel_context", "get_context", "get_current_device",
+           "reset_auto_parallel_context", "set_auto_parallel_context", "set_context", "set_device"]
 
 GRAPH_MODE = 0
 PYNATIVE_MODE = 1
@@ -89,3 +90,112 @@ def set_device(device_target, device_id=None):
 
 def get_current_device():
     return _context["device_target"]
+
+
+class ParallelMode:
+    """The `parallel_mode` values of `set_auto_parallel_context` (plain strings). minispore runs
+    STAND_ALONE and DATA_PARALLEL (HYBRID_PARALLEL reduces gradients as DATA_PARALLEL does); the
+    sharding modes are recorded only."""
+    STAND_ALONE = "stand_alone"
+    DATA_PARALLEL = "data_parallel"
+    HYBRID_PARALLEL = "hybrid_parallel"
+    SEMI_AUTO_PARALLEL = "semi_auto_parallel"
+    AUTO_PARALLEL = "auto_parallel"
+    MODE_LIST = (STAND_ALONE, DATA_PARALLEL, HYBRID_PARALLEL, SEMI_AUTO_PARALLEL, AUTO_PARALLEL)
+
+
+def _parallel_defaults():
+    return {
+        "device_num": 1, "global_rank": 0, "gradients_mean": False, "gradient_fp32_sync": True,
+        "loss_repeated_mean": True, "parallel_mode": ParallelMode.STAND_ALONE,
+        "search_mode": "recursive_programming", "auto_parallel_search_mode":
+        "recursive_programming", "parameter_broadcast": False, "strategy_ckpt_load_file": "",
+        "strategy_ckpt_save_file": "", "full_batch": False, "dataset_strategy": "data_parallel",
+        "enable_parallel_optimizer": False, "enable_alltoall": False,
+        "all_reduce_fusion_config": [], "pipeline_stages": 1, "pipeline_result_broadcast": False,
+        "grad_accumulation_step": 1, "parallel_optimizer_config": {}, "comm_fusion": {
+            "openstate": True, "allreduce": {"mode": "auto", "config": None},
+            "allgather": {"mode": "auto", "config": None},
+            "reducescatter": {"mode": "auto", "config": None}},
+        "strategy_ckpt_config": {}, "group_ckpt_save_file": "", "auto_pipeline": False,
+        "dump_local_norm": False, "dump_local_norm_path": "", "dump_device_local_norm": False,
+        "pipeline_config": {}, "optimizer_weight_shard_size": -1,
+        "sharding_propagation": False, "enable_reduce_precision": False,
+    }
+
+
+_parallel = _parallel_defaults()
+_parallel_set = set()  # keys a user has set since the last reset
+_BOOL_KEYS = ("gradients_mean", "gradient_fp32_sync", "loss_repeated_mean",
+              "parameter_broadcast", "full_batch", "enable_parallel_optimizer", "enable_alltoall",
+              "pipeline_result_broadcast", "auto_pipeline", "sharding_propagation")
+
+
+def _check_parallel(key, value):
+    if key not in _parallel:
+        raise ValueError(f"Set context keyword {key} is not recognized!")
+    if key == "parallel_mode":
+        if value not in ParallelMode.MODE_LIST:
+            raise ValueError(f"The context configuration parameter 'parallel_mode' only support "
+                             f"'stand_alone', 'data_parallel', 'hybrid_parallel', "
+                             f"'semi_auto_parallel' and 'auto_parallel', but got the value : "
+                             f"{value}.")
+    elif key in _BOOL_KEYS:
+        if not isinstance(value, bool):
+            raise TypeError(f"The parameter '{key}' must be {bool}, but got {type(value)}")
+    elif key == "device_num":
+        if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 4096:
+            raise ValueError(f"The context configuration parameter 'device_num' must be a "
+                             f"positive integer, but got the value of device_num : {value}.")
+    elif key == "global_rank":
+        if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < 4096:
+            raise ValueError(f"The context configuration parameter 'global_rank' must be an "
+                             f"integer in [0, 4096), but got the value of global_rank : {value}.")
+    elif key == "all_reduce_fusion_config":
+        if not isinstance(value, (list, tuple)) or any(
+                not isinstance(v, int) or isinstance(v, bool) or v < 0 for v in value):
+            raise TypeError(f"The 'all_reduce_fusion_config' must be a list of non-negative "
+                            f"ints, but got {value!r}")
+        if list(value) != sorted(set(value)):
+            raise ValueError(f"The 'all_reduce_fusion_config' must be strictly increasing, but "
+                             f"got {value!r}")
+        return list(value)
+    return value
+
+
+def set_auto_parallel_context(**kwargs):
+    """Set the parallel context: `parallel_mode` (`ParallelMode`; DATA_PARALLEL makes
+    `TrainOneStepCell` and `Model` all-reduce gradients), `gradients_mean`, `device_num` (the
+    reducers' degree; default: the group size), `global_rank`, `parameter_broadcast` (every rank
+    starts from rank 0's weights), `all_reduce_fusion_config` (parameter indices where a new
+    gradient bucket starts), and the other keys MindSpore accepts, which are recorded.
+
+    Raises:
+        ValueError: an unknown key or a bad value.
+        TypeError: a flag that is not a bool.
+    """
+    checked = {key: _check_parallel(key, value) for key, value in kwargs.items()}
+    with _lock:
+        _parallel.update(checked)
+        _parallel_set.update(checked)
+
+
+def parallel_key_is_set(key):
+    """Whether `set_auto_parallel_context` set `key` since the last reset."""
+    return key in _parallel_set
+
+
+def get_auto_parallel_context(attr_key):
+    """The value of a parallel-context key."""
+    with _lock:
+        if attr_key not in _parallel:
+            raise ValueError(f"Get context keyword {attr_key} is not recognized!")
+        return _parallel[attr_key]
+
+
+def reset_auto_parallel_context():
+    """Every parallel-context key back to its default (`parallel_mode` 'stand_alone')."""
+    with _lock:
+        _parallel.clear()
+        _parallel.update(_parallel_defaults())
+        _parallel_set.clear()

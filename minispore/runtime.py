@@ -9,9 +9,10 @@ import numpy as np
 
 from ._validator import check_bool, check_int, type_name
 from ._version import __version__
+from .common import _writes
 from .common.tensor import Tensor
 
-__all__ = ["Event", "Stream", "StreamCtx", "current_stream", "default_stream", "set_cur_stream",
+__all__ = ["swap_tensors", "Event", "Stream", "StreamCtx", "current_stream", "default_stream", "set_cur_stream",
            "synchronize", "communication_stream", "launch_blocking", "set_deterministic",
            "set_recursion_limit", "run_check", "lazy_inline", "no_inline"]
 
@@ -188,3 +189,19 @@ def no_inline(fn=None):
         f._no_inline = True
         return f
     return mark if fn is None else mark(fn)
+
+
+def swap_tensors(t1, t2):
+    """Exchange the contents (values, shape and dtype) of two Tensors in place; both count as
+    written (version bump), so a value saved for a gradient that changes is caught."""
+    for name, t in (("t1", t1), ("t2", t2)):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"For 'swap_tensors', '{name}' must be a Tensor, but got "
+                            f"{type_name(t)}")
+    if t1 is t2:
+        return
+    for t in (t1, t2):
+        _writes.record(t, in_place=False)
+    t1._data, t2._data = t2._data, t1._data
+    for t in (t1, t2):
+        _writes.bump_version(t)

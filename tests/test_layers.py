@@ -16,22 +16,25 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent / "minispore"
 LAYERS = [
     ("core: dtype, Tensor, Parameter, seeds, the write clock, context, argument checks",
      ["minispore._quiet", "minispore._validator", "minispore._missing",
-      "minispore._mindspore_names", "minispore._version", "minispore.context",
+      "minispore._mindspore_names", "minispore._version", "minispore._allocator",
+      "minispore.context",
       "minispore.common.dtype",
       "minispore.common._views", "minispore.common._files",
       "minispore.common.tensor", "minispore.common._writes", "minispore.common.seed",
-      "minispore.common.initializer", "minispore.common.parameter", "minispore.runtime"]),
+      "minispore.common.initializer", "minispore.common.parameter", "minispore.runtime",
+      "minispore.communication._backend", "minispore.communication.management"]),
     ("primitives and recording",
      ["minispore._autodiff.tape", "minispore.ops.primitive", "minispore.ops.operations."]),
     ("autodiff transforms", ["minispore._autodiff"]),
-    ("functional ops and the ops facades", ["minispore.ops"]),
+    ("functional ops and the ops facades", ["minispore.ops", "minispore.communication"]),
+    ("graph capture and replay", ["minispore._jit"]),
     ("nn", ["minispore.nn"]),
     ("training, data, mixed precision",
      ["minispore.amp", "minispore.train", "minispore.dataset", "minispore.experimental",
       "minispore.testing", "minispore.mindrecord", "minispore.profiler"]),
     ("jit and the top-level facades",
      ["minispore.common.api", "minispore.common", "minispore", "minispore.examples",
-      "minispore.numpy"]),
+      "minispore.numpy", "minispore.run"]),
 ]
 
 
@@ -180,5 +183,6 @@ def test_layer_lookup():
     assert _layer_of("minispore.ops.operations.math_ops") == 1
     assert _layer_of("minispore.ops.operations") == 3  # the facade
     assert _layer_of("minispore._autodiff.engine") == 2
-    assert _layer_of("minispore.common.api") == 6
+    assert _layer_of("minispore.common.api") == 7
+    assert _layer_of("minispore._jit.capture") == 4
     assert _layer_of("minispore.common.tensor") == 0

@@ -17,7 +17,7 @@ from .tensor import Tensor
 
 __all__ = ["Initializer", "initializer", "Normal", "Uniform", "HeUniform", "HeNormal",
            "XavierUniform", "XavierNormal", "TruncatedNormal", "Zero", "One", "Constant",
-           "Identity", "Orthogonal", "VarianceScaling", "Dirac"]
+           "Identity", "Orthogonal", "VarianceScaling", "Dirac", "Sparse"]
 
 
 _CHUNK = 1 << 16  # float64 elements per drawn block: a 512 KiB transient
@@ -352,6 +352,29 @@ class Dirac(Initializer):
             for i in range(min(per, shape[1])):
                 out[(g * per + i, i) + centre] = 1.0
         return out
+
+
+class Sparse(Initializer):
+    """A 2-D tensor with, in every column, ceil(sparsity * rows) entries (at random rows) set to
+    zero and the others drawn from Normal(0, sigma)."""
+
+    def __init__(self, sparsity, sigma=0.01):
+        super().__init__(sparsity=sparsity, sigma=sigma)
+        if isinstance(sparsity, bool) or not isinstance(sparsity, numbers.Real) or \
+                not 0 <= sparsity <= 1:
+            raise ValueError(f"For 'Sparse', 'sparsity' must be in [0, 1], but got {sparsity!r}")
+        self.sparsity, self.sigma = float(sparsity), sigma
+
+    def _fill(self, shape):
+        if len(shape) != 2:
+            raise ValueError(f"For 'Sparse', only 2-D tensors are supported, but got shape {shape}")
+        g = generator()
+        rows, cols = shape
+        values = g.normal(0.0, self.sigma, shape)
+        zeros = math.ceil(self.sparsity * rows)
+        for c in range(cols):
+            values[g.permutation(rows)[:zeros], c] = 0.0
+        return values
 
 
 _NAMED = {

@@ -3,7 +3,7 @@ import numpy as np
 
 from . import dtype as mstype
 
-__all__ = ["Tensor", "tensor", "from_numpy", "is_tensor"]
+__all__ = ["Tensor", "tensor", "from_numpy", "is_tensor", "frombuffer"]
 
 _float32 = np.dtype(np.float32)
 _float64 = np.dtype(np.float64)
@@ -461,3 +461,16 @@ Tensor.from_numpy = staticmethod(from_numpy)
 def is_tensor(obj):
     """True for Tensors (and Parameters)."""
     return isinstance(obj, Tensor)
+
+
+def frombuffer(buffer, dtype, count=-1, offset=0):
+    """A 1-D Tensor of `dtype` read from an object exposing the buffer protocol (`bytes`,
+    `bytearray`, `memoryview`, an array), `count` elements (-1: all) from byte `offset`; the
+    values are copied."""
+    np_dtype = mstype.to_np(dtype)
+    try:
+        arr = np.frombuffer(buffer, np_dtype, count=count, offset=offset)
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"For 'frombuffer', cannot read {count} elements of {dtype} at offset "
+                         f"{offset}: {e}") from None
+    return Tensor.from_numpy(arr.copy())

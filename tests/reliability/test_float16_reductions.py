@@ -184,6 +184,7 @@ CASES = [
     Case("MSELoss", ("nn.MSELoss", "ops.mse_loss"), lambda x, y: nn.MSELoss()(x, y), ("x", "y")),
     Case("mse_loss_ext", ("ops.mse_loss_ext",), lambda x, y: ops.mse_loss_ext(x, y), ("x", "y")),
     Case("L1Loss", ("nn.L1Loss", "ops.l1_loss"), lambda x, y: nn.L1Loss()(x, y), ("x", "y")),
+    Case("L1LossExt", ("nn.L1LossExt",), lambda x, y: nn.L1LossExt()(x, y), ("x", "y")),
     Case("MAELoss", ("nn.MAELoss",), lambda x, y: nn.MAELoss()(x, y), ("x", "y")),
     Case("RMSELoss", ("nn.RMSELoss",), lambda x, y: nn.RMSELoss()(x, y), ("x", "y")),
     Case("HuberLoss", ("nn.HuberLoss", "ops.huber_loss"), lambda x, y: nn.HuberLoss()(x, y),
@@ -261,6 +262,8 @@ EXEMPT = {
     "ProdOthers": "products (ReduceProd's gradient)", "LinearScan": "cumprod's recurrence",
     "CTCLossV2": "float32 and float64 only (float16 is refused)", "CTCLossV2Grad": "the same",
     "ops.ctc_loss": "the same", "nn.CTCLoss": "the same",
+    "nn.SampledSoftmaxLoss": "a random subset of classes per call; its batch mean is the "
+                             "SoftmaxCrossEntropyWithLogits reduction, covered above",
 }
 _ELEMENTWISE = ("Tanh", "TanhGrad", "Sigmoid", "SigmoidGrad", "ReLU", "ReluGrad", "Softplus",
                 "StopGradient", "InsertGradientOf", "HookBackward", "GeLU", "GeLUGrad")

@@ -191,12 +191,18 @@ _BOXES = {"IOU", "BoundingBoxEncode", "BoundingBoxDecode", "CheckValid", "NMSWit
           "NonMaxSuppressionV3", "NonMaxSuppressionWithOverlaps",
           "CombinedNonMaxSuppression"}  # boxes of shape (N, 4), scores per box
 _RUNNING = {"Cummax", "Cummin", "CumulativeLogsumexp"}  # a running op along an axis: one dim
+_GATHERS = {"AllGather", "ReduceScatter", "AlltoAll"}  # split or joined along axis 0: one dim
+_SEQUENCES = {"EditDistance", "RaggedRange", "NoRepeatNGram", "RNNTLoss",
+              "ConfusionMatrix"}  # sparse (N, R) indices, 1-D ranges and labels, (B, T, U, V)
 _FIXED = _CONV_POOL_NORM | _CONTRACTIONS | _CLASS_LOSSES | _MATRICES | _TRANSFORMS | _WINDOWS | \
     _BOXES
 NOT_DRAWN = {
     "empty": _FIXED | {
+        "NoRepeatNGram",  # (batch, beam, length) drawn whole
+        "Barrier",  # no input
         "DynamicBroadcastTo", "SumTo"},  # a target shape drawn from the input's, not S.shapes
-    "0-d": _FIXED | _RUNNING | {
+    "0-d": _FIXED | _RUNNING | _SEQUENCES | _GATHERS | {
+        "Barrier",  # no input
         # segment ids and scatter indices address the leading axes of an input with one or more
         "UnsortedSegmentSum", "UnsortedSegmentProd", "UnsortedSegmentMax", "UnsortedSegmentMin",
         "TensorScatterMax", "TensorScatterMin",

@@ -2,9 +2,12 @@
 first)."""
 import math
 
+import numpy as np
+
 from ..._validator import check_bool, check_int, check_one_of, check_positive_int
 from ...common import dtype as mstype
 from ...common.initializer import HeUniform, Uniform, initializer
+from ...common.tensor import Tensor
 from ...ops.function import layer_func as LF
 from ...ops.operations import array_ops as A
 from ...ops.operations import conv_ops as C
@@ -12,7 +15,7 @@ from ...ops.operations.linalg_ops import _matmul_operands
 from ..cell import Cell
 from .basic import cast_params, new_parameter
 
-__all__ = ["Conv1d", "Conv2d", "Conv3d", "Conv2dTranspose", "Conv3dTranspose"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "Conv1dTranspose", "Conv2dTranspose", "Conv3dTranspose"]
 
 _PAD_MODES = ("same", "valid", "pad")
 
@@ -138,6 +141,7 @@ class Conv1d(_Conv):
                  dtype=mstype.float32):
         kernel_size, stride, dilation = (check_int(v, name, "Conv1d") for v, name in (
             (kernel_size, "kernel_size"), (stride, "stride"), (dilation, "dilation")))
+        weight_init = _weight_3d_to_4d(weight_init, "Conv1d")
         if isinstance(padding, int):
             pad4 = (0, 0, padding, padding)
         elif isinstance(padding, (tuple, list)) and len(padding) == 2:
@@ -239,3 +243,47 @@ class Conv3dTranspose(Conv2dTranspose):
         _Conv.__init__(self, cls, in_channels, out_channels, k, s, pad_mode, padding, d, group,
                        has_bias, weight_init, bias_init, dtype, transposed=True)
         self.output_padding = _output_padding(cls, output_padding, s, d, pad_mode)
+
+
+def _weight_3d_to_4d(weight_init, cls):
+    """A Tensor `weight_init` of a 1-d convolution, (rows, cols, k), as (rows, cols, 1, k)."""
+    if not isinstance(weight_init, Tensor):
+        return weight_init
+    if weight_init.ndim != 3:
+        raise ValueError(f"For '{cls}', the 'weight_init_shape' must be int and must = 3, but "
+                         f"got '{weight_init.ndim}' with type 'int'.")
+    return Tensor(np.expand_dims(weight_init.asnumpy(), 2))
+
+
+class Conv1dTranspose(Conv2dTranspose):
+    """Transposed 1-D convolution (the gradient of Conv1d w.r.t. its input) over NCL input;
+    the weight is (in_channels, out_channels/group, 1, kernel_size) as in MindSpore and
+    `padding` an int or (left, right). Output length as Conv2dTranspose's along W."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, pad_mode="same",
+                 padding=0, dilation=1, group=1, has_bias=False, weight_init=None,
+                 bias_init=None, dtype=mstype.float32):
+        cls = "Conv1dTranspose"
+        kernel_size, stride, dilation = (check_int(v, name, cls) for v, name in (
+            (kernel_size, "kernel_size"), (stride, "stride"), (dilation, "dilation")))
+        if isinstance(padding, int) and not isinstance(padding, bool):
+            pad4 = (0, 0, padding, padding)
+        elif isinstance(padding, (tuple, list)) and len(padding) == 2:
+            pad4 = (0, 0) + tuple(padding)
+        else:
+            raise ValueError(f"For '{cls}', 'padding' must be an int or 2 ints, got {padding!r}")
+        check_one_of(pad_mode, _PAD_MODES, "pad_mode", cls)
+        if pad_mode == "pad":
+            _padding_n(pad4, 2, cls)
+        weight_init = _weight_3d_to_4d(weight_init, cls)
+        _Conv.__init__(self, cls, in_channels, out_channels, (1, kernel_size), (1, stride),
+                       pad_mode, pad4 if pad_mode == "pad" else padding, (1, dilation), group,
+                       has_bias, weight_init, bias_init, dtype, transposed=True)
+        self.output_padding = (0, 0)
+
+    def construct(self, x):
+        if x.ndim != 3 or x.shape[1] != self.in_channels:
+            raise ValueError(f"For 'Conv1dTranspose', the input must be (N, {self.in_channels}, "
+                             f"L), but got shape {x.shape}")
+        out = super().construct(A.expand_dims(x, 2))
+        return A.reshape(out, (out.shape[0], out.shape[1], out.shape[3]))

@@ -1,4 +1,6 @@
-"""Normalisation layers: BatchNorm1d/2d, LayerNorm, GroupNorm, InstanceNorm1d/2d."""
+"""Normalisation layers: BatchNorm1d/2d, SyncBatchNorm, LayerNorm, GroupNorm, InstanceNorm1d/2d."""
+import hashlib
+
 import numpy as np
 
 from ..._autodiff.tape import apply
@@ -7,15 +9,19 @@ from ..._validator import (check_bool, check_float_range, check_one_of, check_po
 from ...common import dtype as mstype
 from ...common.initializer import initializer
 from ...common.parameter import Parameter
+from ...common.tensor import Tensor
+from ...communication.management import GlobalComm, create_group, get_group_size, get_rank
 from ...ops.function import layer_func as LF
 from ...ops.operations import array_ops as A
 from ...ops.operations import math_ops as M
+from ...ops.operations import reduce_ops as R
+from ...ops.operations.comm_ops import AllReduce, ReduceOp
 from ...ops.operations import norm_ops as Nn
 from ..cell import Cell
 from .basic import cast_params
 
 __all__ = ["BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm", "InstanceNorm1d",
-           "InstanceNorm2d"]
+           "InstanceNorm2d", "SyncBatchNorm"]
 
 
 def _momentum_write(param, batch, momentum):
@@ -98,6 +104,91 @@ class BatchNorm2d(_BatchNorm):
     """Batch normalisation of (N, C, H, W) input; see BatchNorm1d for the conventions."""
 
     _ranks = (4,)
+
+
+_SYNC_GROUPS = {}
+
+
+def _sync_group(ranks):
+    """The name of the communication group of world `ranks` that SyncBatchNorm layers share,
+    created (collectively, on every rank) the first time."""
+    key = "_".join(str(r) for r in ranks)
+    if key not in _SYNC_GROUPS:
+        name = f"{len(ranks)}_{hashlib.sha256(key.encode()).hexdigest()}"
+        create_group(name, list(ranks))
+        _SYNC_GROUPS[key] = name
+    return _SYNC_GROUPS[key]
+
+
+class SyncBatchNorm(_BatchNorm):
+    """Batch normalisation of (N, C) or (N, C, H, W) input whose training statistics are taken
+    over the whole batch of a group of devices: the per-channel sums and sums of squares are
+    all-reduced (differentiably) over `process_groups` (lists of world rank ids, every rank in
+    at most one; None: the world; 0: no synchronisation). In a world of one process, or on a
+    rank alone in its group, it is BatchNorm2d. See BatchNorm1d for the conventions."""
+
+    _ranks = (2, 4)
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.9, affine=True, gamma_init="ones",
+                 beta_init="zeros", moving_mean_init="zeros", moving_var_init="ones",
+                 use_batch_statistics=None, process_groups=None, dtype=mstype.float32):
+        super().__init__(num_features, eps, momentum, affine, gamma_init, beta_init,
+                         moving_mean_init, moving_var_init, use_batch_statistics, dtype=dtype)
+        self.is_global, self.group_name = False, None
+        self.process_groups = process_groups
+        if process_groups == 0:
+            return
+        self.rank_id, self.rank_size = get_rank(), get_group_size()
+        if process_groups is not None:
+            check_type(process_groups, list, "process_groups", "SyncBatchNorm")
+            self._check_rank_ids(process_groups)
+            for group in process_groups:
+                if len(group) > 1:
+                    name = _sync_group(group)
+                    if self.rank_id in group:
+                        self.is_global, self.group_name = True, name
+        elif self.rank_size > 1:
+            self.is_global, self.group_name = True, GlobalComm.WORLD_COMM_GROUP
+
+    def _check_rank_ids(self, process_groups):
+        seen = set()
+        for group in process_groups:
+            check_type(group, list, "sub group", "SyncBatchNorm")
+            for rid in group:
+                if isinstance(rid, bool) or not isinstance(rid, int) or \
+                        not 0 <= rid < self.rank_size:
+                    raise ValueError(f"For 'SyncBatchNorm', the rank id in process_groups must "
+                                     f"be in [0, {self.rank_size}), but got {rid}")
+                if rid in seen:
+                    raise ValueError(f"For 'SyncBatchNorm', rank id in 'process_groups' must "
+                                     f"not be duplicated, but got {process_groups}.")
+                seen.add(rid)
+
+    def construct(self, x):
+        batch_stats = self.training if self.use_batch_statistics is None \
+            else self.use_batch_statistics
+        if not (self.is_global and batch_stats):
+            return super().construct(x)
+        if x.ndim not in self._ranks or x.shape[1] != self.num_features:
+            raise ValueError(f"For 'SyncBatchNorm', the input must be 2 or 4-D with "
+                             f"{self.num_features} channels on axis 1, but got shape {x.shape}")
+        gamma, beta = cast_params(self, self.gamma, self.beta)
+        axes = (0,) + tuple(range(2, x.ndim))
+        reduce = AllReduce(ReduceOp.SUM, self.group_name)
+        local = np.array([x.size // x.shape[1]], np.float64)
+        count = float(reduce(Tensor(local))._data[0])
+        total = reduce(R.reduce_sum(x, axes))
+        total_sq = reduce(R.reduce_sum(x * x, axes))
+        mean = total / count
+        var = total_sq / count - mean * mean
+        cs = (1, self.num_features) + (1,) * (x.ndim - 2)
+        scale = gamma * M.rsqrt(var + self.eps)
+        y = (x - A.reshape(mean, cs)) * A.reshape(scale, cs) + A.reshape(beta, cs)
+        if self.training and count:
+            _momentum_write(self.moving_mean, mean._data, self.momentum)
+            _momentum_write(self.moving_variance, var._data * (count / max(count - 1, 1)),
+                            self.momentum)
+        return y
 
 
 class LayerNorm(Cell):

@@ -1,19 +1,24 @@
 """Cells that wrap a network for training and evaluation: WithLossCell, WithEvalCell,
-WithGradCell, ForwardValueAndGrad, TrainOneStepCell, DistributedGradReducer."""
+WithGradCell, ForwardValueAndGrad, TrainOneStepCell (with DistributedGradReducer in data-parallel
+mode)."""
 import numpy as np
 
 from ..._autodiff.engine import value_and_grad
-from ..._validator import (check_bool, check_callable, check_number, check_positive_int, check_type,
-                           type_name)
+from ..._validator import check_bool, check_callable, check_number, check_type, type_name
 from ...common import dtype as mstype
 from ...common.parameter import ParameterTuple
 from ...common.tensor import Tensor
+from ...communication import _backend
+from ...communication.management import GlobalComm, get_group_size
+from ...context import ParallelMode, get_auto_parallel_context, parallel_key_is_set
 from ...ops.composite import GradOperation
 from ...ops.operations import math_ops as M
 from ..cell import Cell
+from ..layer.basic import Identity
+from .grad_reducer import DistributedGradReducer, broadcast_parameters
 
-__all__ = ["WithLossCell", "WithEvalCell", "WithGradCell", "ForwardValueAndGrad",
-           "TrainOneStepCell", "DistributedGradReducer"]
+__all__ = ["ForwardValueAndGrad", "TrainOneStepCell", "WithEvalCell", "WithGradCell",
+           "WithLossCell"]
 
 
 class WithLossCell(Cell):
@@ -170,7 +175,18 @@ class TrainOneStepCell(Cell):
         self.sens = 1.0 if sens is None else sens
         self.return_grad = check_bool(return_grad, "return_grad", owner)
         self.weights_name = [p.name for p in self.weights]
-        self.grad_reducer = DistributedGradReducer(self.weights)
+        self.parallel_mode = get_auto_parallel_context("parallel_mode")
+        self.reducer_flag = self.parallel_mode in (ParallelMode.DATA_PARALLEL,
+                                                   ParallelMode.HYBRID_PARALLEL)
+        self.grad_reducer = Identity()
+        if self.reducer_flag:
+            self.mean = get_auto_parallel_context("gradients_mean")
+            self.degree = (get_auto_parallel_context("device_num")
+                           if parallel_key_is_set("device_num") else get_group_size())
+            self.grad_reducer = DistributedGradReducer(self.weights, self.mean, self.degree,
+                                                       group=GlobalComm.WORLD_COMM_GROUP)
+            if get_auto_parallel_context("parameter_broadcast") and _backend.STATE.inited:
+                broadcast_parameters(self.network.get_parameters())
         self._plain_grad = value_and_grad(self.network, None, self.weights)
         self._scaled_grad = value_and_grad(self._scaled_forward, None, self.weights,
                                            has_aux=True)
@@ -202,31 +218,3 @@ class TrainOneStepCell(Cell):
         if self.return_grad:
             return loss, dict(zip(self.weights_name, grads))
         return loss
-
-
-class DistributedGradReducer(Cell):
-    """Gradient all-reduce for data parallelism. In a single process the sum over devices is the
-    gradient itself, so the reducer returns the gradients (divided by `degree` when `mean`).
-
-    Args:
-        parameters (list): the parameters whose gradients are reduced.
-        mean (bool): average over devices. Default: None (False, the single-process context).
-        degree (int): number of devices. Default: None (1).
-        fusion_type (int): fusion group of the all-reduce (unused here). Default: 1.
-        group (str): communication group (unused here). Default: 'hccl_world_group'.
-    """
-
-    def __init__(self, parameters, mean=None, degree=None, fusion_type=1,
-                 group="hccl_world_group"):
-        super().__init__(auto_prefix=False)
-        owner = type(self).__name__
-        self.mean = False if mean is None else check_bool(mean, "mean", owner)
-        self.degree = 1 if degree is None else check_positive_int(degree, "degree", owner)
-        self.fusion_type = fusion_type
-        self.group = group
-        self._n_params = len(parameters)
-
-    def construct(self, grads):
-        if not self.mean or self.degree == 1:
-            return grads
-        return tuple(g / self.degree for g in grads)

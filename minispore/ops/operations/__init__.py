@@ -16,9 +16,9 @@ from ...common.tensor import Tensor
 from ..._validator import check_int, check_positive_int
 from ..primitive import PRIMITIVES, Primitive, PrimitiveWithCheck, PrimitiveWithInfer, \
     prim_attr_register
-from . import (array_ops, conv_ops, debug_ops, einsum_ops, fft_ops, image_ops,  # noqa: F401
-               linalg_ops, loss_ops, math_ops, nn_ops, norm_ops, optim_ops, pool_ops, random_ops,
-               reduce_ops, scatter_ops, shape_ops, special_ops)  # (they register)
+from . import (array_ops, comm_ops, conv_ops, debug_ops, einsum_ops, fft_ops, image_ops,  # noqa: F401
+               linalg_ops, loss_ops, math_ops, misc_ops, nn_ops, norm_ops, optim_ops, pool_ops,
+               random_ops, reduce_ops, scatter_ops, shape_ops, special_ops)  # (they register)
 from .. import function as F
 from ..custom import Custom  # noqa: F401  (ops.operations.Custom, as in MindSpore)
 
@@ -30,8 +30,9 @@ globals().update({name: PRIMITIVES[name] for name in _REGISTERED})
 # User-facing classes that are composites (or adapt a registered primitive's call) are named in
 # their module's PRIMITIVE_CLASSES, in a primitive family or in a functional family.
 _FAMILY_CLASSES = {name: getattr(module, name)
-                   for module in (debug_ops, fft_ops, image_ops, linalg_ops, optim_ops, random_ops,
-                                  scatter_ops, shape_ops, special_ops) + F.FAMILIES
+                   for module in (comm_ops, debug_ops, fft_ops, image_ops, linalg_ops, misc_ops,
+                                  optim_ops, random_ops, scatter_ops, shape_ops,
+                                  special_ops) + F.FAMILIES
                    for name in getattr(module, "PRIMITIVE_CLASSES", ())}
 globals().update(_FAMILY_CLASSES)
 Div = math_ops.Div

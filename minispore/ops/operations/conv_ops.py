@@ -115,8 +115,14 @@ class _ConvGeometry(Primitive):
         strided view of x channels-last, each patch laid out (k..., C/G) so that the copy reads
         memory in runs of whole pixels (a (C/G, k...) order reads it element by element, 5x
         slower)."""
-        n, c = x.shape[:2]
         outs = self._out_sizes(x.shape[2:], ks)
+        if x.shape[1] == 1:
+            return self._im2col_single_channel(x, ks, outs), outs
+        return self._im2col_windows(x, ks, outs), outs
+
+    def _im2col_windows(self, x, ks, outs):
+        """_im2col by one copy of the window view (any channel count)."""
+        n, c = x.shape[:2]
         xh = _pad_channels_last(x, self._pads(x.shape[2:], ks))
         cg = c // self.groups
         st = xh.strides
@@ -125,7 +131,23 @@ class _ConvGeometry(Primitive):
         win = np.ndarray((n, *outs, self.groups, *ks, cg), xh.dtype, xh, 0,
                          (st[0], *(a * s for a, s in zip(sp, self.stride)), st[-1] * cg,
                           *(a * d for a, d in zip(sp, self.dilation)), st[-1]))
-        return win.reshape(n * math.prod(outs), self.groups, math.prod(ks) * cg), outs
+        return win.reshape(n * math.prod(outs), self.groups, math.prod(ks) * cg)
+
+    def _im2col_single_channel(self, x, ks, outs):
+        """_im2col of a one-channel x: the patches filled tap by tap into a (prod(ks), M)
+        buffer, each tap one copy of a strided slice of x (rows of whole output lines, ~3x
+        faster than copying the window view, whose runs are only a kernel row long), returned
+        as its (M, 1, prod(ks)) transposed view, which the GEMMs take as it is."""
+        n = x.shape[0]
+        plane = x[:, 0]
+        pads = self._pads(x.shape[2:], ks)
+        if any(pads):
+            plane = np.pad(plane, ((0, 0),) + tuple(zip(pads[::2], pads[1::2])))
+        taps = np.empty((math.prod(ks), n, *outs), x.dtype)
+        whole = slice(None)
+        for t, tap in enumerate(itertools.product(*map(range, ks))):
+            taps[t] = plane[(whole, *_tap_slices(tap, self.dilation, self.stride, outs))]
+        return taps.reshape(len(taps), -1).T[:, None, :]
 
     def _col2im(self, taps, x_shape, ks, outs):
         """The adjoint of _im2col, from per-tap patch gradients `taps` (prod(ks), M, C): each

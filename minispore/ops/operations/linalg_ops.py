@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from ..._autodiff.tape import apply, recording
+from ..._autodiff.tape import _state, apply, recording
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
 from ..primitive import Primitive, register
@@ -65,9 +65,11 @@ def _matmul_operands(name, a, b):
     if not isinstance(a, Tensor) or not isinstance(b, Tensor):
         raise TypeError(f"For '{name}', the inputs must be Tensors, but got "
                         f"{type(a).__name__} and {type(b).__name__}")
-    if a._data.dtype != b._data.dtype:
-        dt = mstype.promote(a._data.dtype, b._data.dtype)
-        a, b = cast(a, dt), cast(b, dt)
+    if a._data.dtype != b._data.dtype and _state.compute is None:
+        # MindSpore does not promote here; inside a to_float / amp cell both are cast to the
+        # cell's compute dtype when the primitive runs
+        raise TypeError(f"For '{name}', the type of 'x2' should be same as 'x1', but got 'x1' "
+                        f"with type Tensor[{a.dtype}] and 'x2' with type Tensor[{b.dtype}]")
     return a, b
 
 

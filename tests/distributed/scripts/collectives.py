@@ -1,0 +1,202 @@
+"""Every collective on N ranks in float64, against its definition; gradients against MindSpore's
+rules and, where the rule is the true adjoint, against finite differences of the global sum."""
+import numpy as np
+
+import minispore as mindspore
+from minispore import Tensor
+from minispore.communication import (comm_func, create_group, destroy_group,
+                                     get_group_rank_from_world_rank, get_group_size,
+                                     get_process_group_ranks, get_rank,
+                                     get_world_rank_from_group_rank, init)
+from minispore.ops.operations import comm_ops as C
+
+init()
+rank, n = get_rank(), get_group_size()
+
+
+def inputs(shape, r):
+    return np.random.default_rng(100 + r).standard_normal(shape)
+
+
+def close(a, b, what, tol=1e-12):
+    a, b = np.asarray(a), np.asarray(b)
+    assert a.shape == b.shape and np.allclose(a, b, rtol=tol, atol=tol), (what, a, b)
+
+
+def grad_of(fn, x, weight):
+    """d(sum(weight * fn(x)))/dx on this rank."""
+    def loss(t):
+        out = fn(t)
+        return (out * Tensor(weight)).sum()
+    return mindspore.grad(loss)(Tensor(x)).asnumpy()
+
+
+def global_loss(fn, xs, weights):
+    """sum over ranks of sum(weight_r * fn(x_r)): each rank computes its term, all-reduced."""
+    local = float((fn(Tensor(xs)).asnumpy() * weights).sum())
+    return C.AllReduce()(Tensor(np.array([local])))[0].asnumpy()
+
+
+def fd_check(fn, x, weight, grad, what, h=1e-6):
+    """Perturb element 0 of rank 0's input: the finite difference of the global loss is rank 0's
+    gradient there (ranks take part in every evaluation)."""
+    for sign in (1, -1):
+        xp = x.copy()
+        if rank == 0:
+            xp.reshape(-1)[0] += sign * h
+        value = global_loss(fn, xp, weight)
+        if sign == 1:
+            plus = value
+        else:
+            minus = value
+    fd = (plus - minus) / (2 * h)
+    g0 = C.Broadcast(0)((Tensor(grad.reshape(-1)[:1].copy()),))[0].asnumpy()[0]
+    assert abs(fd - g0) < 1e-6 * max(1.0, abs(fd)), (what, fd, g0)
+
+
+all_x = [inputs((2, 3), r) for r in range(n)]
+all_w = [inputs((2, 3), 50 + r) for r in range(n)]
+x, w = all_x[rank], all_w[rank]
+
+# AllReduce: values and gradients
+for op, ref in (("sum", np.sum), ("max", np.max), ("min", np.min), ("prod", np.prod)):
+    out = C.AllReduce(op)(Tensor(x)).asnumpy()
+    close(out, ref(np.stack(all_x), axis=0), f"AllReduce {op}")
+    g = grad_of(C.AllReduce(op), x, w)
+    wsum = np.sum(all_w, axis=0)
+    if op == "sum":
+        rule = wsum
+    elif op == "prod":
+        rule = wsum * out / x
+    else:
+        rule = wsum * (x == out)
+    close(g, rule, f"AllReduce {op} gradient")
+    fd_check(C.AllReduce(op), x, w, g, f"AllReduce {op}")
+
+# ties in max: every tied rank gets the full sum (MindSpore's rule)
+tied = np.ones((2,))
+g = grad_of(C.AllReduce("max"), tied, np.full(2, rank + 1.0))
+close(g, np.full(2, n * (n + 1) / 2), "AllReduce max ties")
+
+# second order through AllReduce(prod): d/dx of sum(dL/dx) is finite and the same on every rank
+hess = mindspore.grad(lambda t: mindspore.grad(lambda u: C.AllReduce("prod")(u).sum())(t).sum())(
+    Tensor(x)).asnumpy()
+assert np.isfinite(hess).all()
+
+# AllGather / ReduceScatter
+gathered = C.AllGather()(Tensor(x)).asnumpy()
+close(gathered, np.concatenate(all_x), "AllGather")
+wg = inputs((2 * n, 3), 70 + rank)
+all_wg = [inputs((2 * n, 3), 70 + r) for r in range(n)]
+g = grad_of(C.AllGather(), x, wg)
+close(g, np.sum(all_wg, axis=0)[2 * rank:2 * rank + 2], "AllGather gradient")
+fd_check(C.AllGather(), x, wg, g, "AllGather")
+
+big = inputs((2 * n, 3), 90 + rank)
+all_big = [inputs((2 * n, 3), 90 + r) for r in range(n)]
+close(C.ReduceScatter()(Tensor(big)).asnumpy(), np.sum(all_big, axis=0)[2 * rank:2 * rank + 2],
+      "ReduceScatter")
+close(C.ReduceScatter("max")(Tensor(big)).asnumpy(),
+      np.max(all_big, axis=0)[2 * rank:2 * rank + 2], "ReduceScatter max")
+g = grad_of(C.ReduceScatter(), big, w)
+close(g, np.concatenate(all_w), "ReduceScatter gradient")
+fd_check(C.ReduceScatter(), big, w, g, "ReduceScatter")
+
+# Broadcast: values from the root; gradient passes through (MindSpore's rule)
+root = n - 1
+out = C.Broadcast(root)((Tensor(x), Tensor(w)))
+close(out[0].asnumpy(), all_x[root], "Broadcast")
+close(out[1].asnumpy(), all_w[root], "Broadcast second")
+g = grad_of(lambda t: C.Broadcast(root)((t,))[0], x, w)
+close(g, w, "Broadcast gradient")
+
+# AlltoAll
+a = inputs((3, 2 * n), 110 + rank)
+all_a = [inputs((3, 2 * n), 110 + r) for r in range(n)]
+out = C.AlltoAll(n, 1, 0)(Tensor(a)).asnumpy()
+close(out, np.concatenate([all_a[k][:, 2 * rank:2 * rank + 2] for k in range(n)], axis=0),
+      "AlltoAll")
+wa = inputs((3 * n, 2), 130 + rank)
+g = grad_of(C.AlltoAll(n, 1, 0), a, wa)
+fd_check(C.AlltoAll(n, 1, 0), a, wa, g, "AlltoAll")
+
+# dtypes: float16 through float32, ints, bools
+h = np.full((2,), 30000.0 + rank, np.float16)
+out = C.AllReduce()(Tensor(h)).asnumpy()
+assert out.dtype == np.float16
+with np.errstate(over="ignore"):  # 4 ranks overflow float16: inf, as MindSpore's cast gives
+    expected = np.float16(sum(np.float32(30000.0 + r) for r in range(n)))
+close(out.astype(np.float64), np.full(2, expected, np.float64), "float16")
+i = C.AllReduce("max")(Tensor(np.array([rank, -rank], np.int32))).asnumpy()
+assert i.dtype == np.int32 and i.tolist() == [n - 1, 0]
+b = C.AllReduce("min")(Tensor(np.array([True, rank == 0]))).asnumpy()
+assert b.tolist() == [True, n == 1]
+
+# mismatched shapes: an error naming the op on every rank
+try:
+    C.AllReduce()(Tensor(np.zeros(2 + rank)))
+except ValueError as err:
+    assert "AllReduce" in str(err) and "rank 1" in str(err), err
+else:
+    raise AssertionError("mismatched shapes were not detected")
+
+# Send / Receive around a ring (even ranks send first)
+nxt, prv = (rank + 1) % n, (rank - 1) % n
+recv = C.Receive(7, prv, [2, 3], mindspore.float64)
+if rank % 2 == 0:
+    C.Send(7, nxt)(Tensor(x))
+    got = recv()
+else:
+    got = recv()
+    C.Send(7, nxt)(Tensor(x))
+close(got.asnumpy(), all_x[prv], "Send/Receive")
+C.Barrier()()
+
+# groups
+create_group("first_two", [1, 0])
+if rank < 2:
+    close(C.AllReduce(group="first_two")(Tensor(x)).asnumpy(), all_x[0] + all_x[1], "group")
+    assert get_rank("first_two") == rank and get_group_size("first_two") == 2
+assert get_process_group_ranks("first_two") == [0, 1]
+assert get_world_rank_from_group_rank("first_two", 1) == 1
+assert get_group_rank_from_world_rank(1, "first_two") == 1
+destroy_group("first_two")
+
+# comm_func
+out, handle = comm_func.all_reduce(Tensor(x), async_op=True)
+handle.wait()
+close(out.asnumpy(), np.sum(all_x, axis=0), "all_reduce async")
+out, handle = comm_func.all_reduce(Tensor(x), "max")
+assert handle is None
+close(out.asnumpy(), np.max(all_x, axis=0), "all_reduce")
+close(comm_func.all_gather_into_tensor(Tensor(x))[0].asnumpy(), np.concatenate(all_x),
+      "all_gather_into_tensor")
+close(comm_func.reduce_scatter_tensor(Tensor(big))[0].asnumpy(),
+      np.sum(all_big, axis=0)[2 * rank:2 * rank + 2], "reduce_scatter_tensor")
+close(comm_func.broadcast(Tensor(x), src=root).asnumpy(), all_x[root], "broadcast")
+comm_func.barrier()
+pending = comm_func.isend(Tensor(x), dst=nxt, tag=3)
+got, handle = comm_func.irecv(Tensor(np.zeros((2, 3))), src=prv, tag=3)
+handle.wait()
+pending.wait()
+close(got.asnumpy(), all_x[prv], "isend/irecv")
+outs, _ = comm_func.all_to_all_with_output_shape(
+    [(1, k + 1) for k in range(n)],
+    [Tensor(np.full((1, rank + 1), 10.0 * rank + k)) for k in range(n)])
+for k, o in enumerate(outs):
+    close(o.asnumpy(), np.full((1, k + 1), 10.0 * k + rank), "all_to_all_with_output_shape")
+dst = n - 1
+out = comm_func.reduce(Tensor(x), dst, "max")
+if rank == dst:
+    close(out.asnumpy(), np.max(all_x, axis=0), "reduce")
+else:
+    assert out.shape == (1,)
+out = comm_func.gather_into_tensor(Tensor(x), dst=1)
+if rank == 1:
+    close(out.asnumpy(), np.concatenate(all_x), "gather_into_tensor")
+else:
+    assert out.shape == (1,)
+source = big if rank == 1 else np.zeros_like(big)
+close(comm_func.scatter_tensor(Tensor(source), src=1).asnumpy(), all_big[1][2 * rank:2 * rank + 2],
+      "scatter_tensor")
+print(f"rank {rank} of {n}: collectives OK", flush=True)

@@ -1,0 +1,88 @@
+"""The one-channel im2col fast path (patches copied tap by tap into a transposed buffer) against
+the general window-view path: the same patches exactly, and convolution values and gradients
+bitwise equal to those computed from the window-view patches."""
+import numpy as np
+import pytest
+
+import minispore as ms
+from minispore import Tensor
+from minispore.ops.operations.conv_ops import (
+    Conv2D,
+    Conv2DBackpropFilter,
+    Conv3D,
+    Conv3DBackpropFilter,
+)
+
+CASES_2D = [  # (x shape, out_channel, kernel, pad_mode, pad, stride, dilation)
+    ((64, 1, 28, 28), 6, (5, 5), "valid", 0, 1, 1),
+    ((3, 1, 11, 9), 4, (3, 2), "pad", (1, 2, 0, 3), (2, 1), (1, 2)),
+    ((2, 1, 7, 7), 3, (3, 3), "same", 0, 2, 1),
+    ((5, 1, 6, 8), 2, (1, 1), "valid", 0, 1, 1),
+]
+
+
+def _conv(cls, shape, o, k, pad_mode, pad, stride, dilation):
+    return cls(o, k, pad_mode=pad_mode, pad=pad, stride=stride, dilation=dilation)
+
+
+def _window_cols(prim, x, ks):
+    outs = prim._out_sizes(x.shape[2:], ks)
+    return prim._im2col_windows(x, ks, outs)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+@pytest.mark.parametrize("case", CASES_2D)
+def test_single_channel_patches_equal_window_patches(case, dtype):
+    shape, _, k = case[:3]
+    prim = _conv(Conv2D, *case)
+    x = np.random.default_rng(0).standard_normal(shape).astype(dtype)
+    fast, outs = prim._im2col(x, k)
+    assert fast.shape == _window_cols(prim, x, k).shape
+    np.testing.assert_array_equal(fast, _window_cols(prim, x, k))
+    assert outs == prim._out_sizes(shape[2:], k)
+
+
+def test_single_channel_patches_3d_and_non_contiguous_input():
+    prim = Conv3D(2, (2, 3, 2), pad_mode="pad", pad=(1, 0, 0, 1, 2, 1), stride=(1, 2, 1))
+    x = np.random.default_rng(1).standard_normal((3, 7, 6, 5, 4)).astype(np.float32)[:, 2:3]
+    assert not x.flags.c_contiguous
+    np.testing.assert_array_equal(prim._im2col(x, prim.kernel_size)[0],
+                                  _window_cols(prim, x, prim.kernel_size))
+
+
+@pytest.mark.parametrize("case", CASES_2D)
+def test_conv_values_and_gradients_bitwise_as_from_window_patches(case):
+    shape, o, k = case[:3]
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal(shape).astype(np.float32)
+    w = rng.standard_normal((o, 1, *k)).astype(np.float32)
+    prim = _conv(Conv2D, *case)
+    slow_cols = _window_cols(prim, x, k)
+    out_fast = prim.forward(x, w)
+    out_slow = prim.forward(x, w, slow_cols)
+    np.testing.assert_array_equal(out_fast, out_slow)
+    g = rng.standard_normal(out_fast.shape).astype(np.float32)
+    filt = _conv(Conv2DBackpropFilter, *case)
+    dw_fast = filt.forward(g, x, w.shape)
+    dw_slow = filt.forward(g, x, w.shape, slow_cols)
+    np.testing.assert_array_equal(dw_fast, dw_slow)
+
+    def loss(a, b):
+        return (prim(a, b) * Tensor(g)).sum()
+
+    _, dw = ms.grad(loss, (0, 1))(Tensor(x), Tensor(w))
+    np.testing.assert_array_equal(dw.asnumpy(), dw_slow)
+
+
+def test_single_channel_conv3d_filter_gradient_bitwise():
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((2, 1, 5, 6, 4)).astype(np.float32)
+    w = rng.standard_normal((3, 1, 2, 3, 2)).astype(np.float32)
+    prim = Conv3D(3, (2, 3, 2))
+    out = prim.forward(x, w)
+    slow_cols = _window_cols(prim, x, (2, 3, 2))
+    np.testing.assert_array_equal(out, prim.forward(x, w, slow_cols))
+    g = rng.standard_normal(out.shape).astype(np.float32)
+    filt = Conv3DBackpropFilter(3, (2, 3, 2))
+    np.testing.assert_array_equal(filt.forward(g, x, w.shape),
+                                  filt.forward(g, x, w.shape, slow_cols))
