@@ -26,6 +26,7 @@ _asarray = np.asarray
 class _State(threading.local):
     tape = None  # the Tape this thread records on; None outside transforms and while paused
     compute = None  # the NumPy dtype of the `to_float` cell whose construct runs, or None
+    capture = None  # the graph-mode recorder (minispore/_jit) this thread reports to, or None
 
 
 _state = _State()
@@ -47,6 +48,16 @@ _casting = 0
 # state at all (perf: that lookup is ~40 ns of a ~1 us op).
 _active = 0
 _active_lock = threading.Lock()
+
+# How many graph-mode captures are running, in any thread (the recorder slot: minispore/_jit sets
+# `_state.capture` and counts itself here; while it is 0 the call paths pay one global check).
+_capturing = 0
+
+
+def _capture(prim, operands, result, how):
+    rec = _state.capture
+    if rec is not None:
+        rec.record(prim, operands, result, how)
 
 
 class Tape:
@@ -142,6 +153,10 @@ def wrap(arr):
     t._data = arr if type(arr) is _ndarray else _asarray(arr)
     t._tape = None
     t._version = 0
+    if _capturing:
+        rec = _state.capture
+        if rec is not None:
+            rec.wrapped(t)
     return t
 
 
@@ -306,11 +321,15 @@ def call1(prim, x):
             t._version = 0
             tape.nodes.append((prim, (x._slot,), NEEDS1, slot, prim._save1(x, t), _writes.clock,
                                None))
+            if _capturing:
+                _capture(prim, (x,), t, "call")
             return t
     t = _new(Tensor)
     t._data = out
     t._tape = None
     t._version = 0
+    if _capturing:
+        _capture(prim, (x,), t, "call")
     return t
 
 
@@ -336,11 +355,15 @@ def call2(prim, x, y):
                     prim._save2_tf if sx >= 0 else prim._save2_ft
                 tape.nodes.append((prim, (sx, sy), NEEDS2[(sx >= 0, sy >= 0)], t._slot,
                                    save(x, y, t), _writes.clock, None))
+                if _capturing:
+                    _capture(prim, (x, y), t, "call")
                 return t
     t = _new(Tensor)
     t._data = out
     t._tape = None
     t._version = 0
+    if _capturing:
+        _capture(prim, (x, y), t, "call")
     return t
 
 
@@ -378,11 +401,15 @@ def binary(prim, x, y):
         if tape is not None and prim.differentiable:
             t = _record_binary(tape, prim, x, y, out)
             if t is not None:
+                if _capturing:
+                    _capture(prim, (x, y), t, "binary")
                 return t
     t = _new(Tensor)
     t._data = out
     t._tape = None
     t._version = 0
+    if _capturing:
+        _capture(prim, (x, y), t, "binary")
     return t
 
 
@@ -470,7 +497,10 @@ def binary_operator(prim, reflected=False):
             if _active and diff:
                 tape = _state.tape
                 if tape is not None and self._tape is tape.token:
-                    return _record_scalar_op(tape, prim, self, other, out, reflected)
+                    t = _record_scalar_op(tape, prim, self, other, out, reflected)
+                    if _capturing:
+                        _capture(prim, (b, self) if reflected else (self, b), t, "op")
+                    return t
         elif isinstance(other, Tensor) and other._data.dtype is a.dtype and a.dtype is not _F16:
             b = other._data
             token = _quiet_set(_IGNORE)
@@ -489,6 +519,9 @@ def binary_operator(prim, reflected=False):
                     t = (_record_binary(tape, prim, other, self, out) if reflected else
                          _record_binary(tape, prim, self, other, out))
                     if t is not None:
+                        if _capturing:
+                            _capture(prim, (other, self) if reflected else (self, other), t,
+                                     "op")
                         return t
         else:
             return binary(prim, other, self) if reflected else binary(prim, self, other)
@@ -496,6 +529,9 @@ def binary_operator(prim, reflected=False):
         t._data = out
         t._tape = None
         t._version = 0
+        if _capturing:
+            o = b if tv is float or tv is int else other
+            _capture(prim, (o, self) if reflected else (self, o), t, "op")
         return t
 
     return op
@@ -528,6 +564,8 @@ def apply(prim, args):
         result = tuple([wrap(o) for o in out]) if type(out) is tuple else wrap(out)
     if prim.view_op and isinstance(args[0], Tensor):
         _note_views(prim, args, result)
+    if _capturing:
+        _capture(prim, args, result, "quiet")
     return result
 
 

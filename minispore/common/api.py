@@ -1,15 +1,26 @@
-"""`jit`: MindSpore's graph-compilation decorator. minispore runs the function eagerly."""
+"""`jit`: MindSpore's graph-compilation decorator. A jitted function is captured on its first call
+for each input signature and replayed after (docs/graph_mode.md); what cannot be replayed exactly
+runs eagerly."""
 import functools
 
-__all__ = ["jit", "jit_class", "JitConfig"]
+from .._jit import Jitted
+
+__all__ = ["JitConfig", "jit", "jit_class"]
 
 
 def jit(function=None, *, capture_mode="ast", jit_level="O0", dynamic=0, fullgraph=False,
         backend="", **options):
-    """Decorator accepted for compatibility: until minispore has a graph mode the decorated
-    function (or Cell method) runs eagerly, with results and gradients identical to eager.
+    """Compile `function` by capture and replay: the first call for an input signature (tensor
+    shapes and dtypes, Python scalars by value, argument structure, Parameter identity, a Cell's
+    training flag) runs eagerly while every primitive is recorded; later calls replay the
+    primitives' forwards on the new inputs. Tensor-to-Python conversions (`bool`, `int`, `float`,
+    `item`, `tolist`) are guards: a different value captures again (at most 8 captures per
+    function, then eager). Functions that compute gradients, write tensors in place, read tensor
+    data into NumPy or print, or change Python state run eagerly; `jitted.stats` says why.
 
-    Usable as `@jit` or `@jit(capture_mode=..., jit_level=..., ...)`.
+    Usable as `@jit` or `@jit(...)`. `capture_mode` ('ast', 'bytecode', 'trace') all capture by
+    tracing; `jit_level`, `dynamic` and `backend` are accepted and checked, not acted on yet;
+    `fullgraph=True` raises RuntimeError where the function would run eagerly.
     """
     if capture_mode not in ("ast", "bytecode", "trace"):
         raise ValueError(f"For 'jit', 'capture_mode' must be 'ast', 'bytecode' or 'trace', but "
@@ -19,10 +30,14 @@ def jit(function=None, *, capture_mode="ast", jit_level="O0", dynamic=0, fullgra
         if not callable(fn):
             raise TypeError(f"For 'jit', the decorated object must be callable, but got "
                             f"{type(fn).__name__}")
+        compiled = Jitted(fn, fullgraph=bool(fullgraph))
 
         @functools.wraps(fn)
         def jitted(*args, **kwargs):
-            return fn(*args, **kwargs)
+            return compiled(*args, **kwargs)
+        jitted.stats = compiled.stats
+        jitted.graphs = compiled.graphs
+        jitted.compiled = compiled
         return jitted
 
     return wrap if function is None else wrap(function)

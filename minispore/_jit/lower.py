@@ -1,0 +1,83 @@
+"""Lowering a Trace to straight-line Python: one generated function per trace, values as locals,
+each primitive's bound forward called directly, checks and guards inline. Returns the arrays of
+the trace's outputs, or None when a shape check or guard fails."""
+import itertools
+import linecache
+
+import numpy as np
+
+from .._autodiff import tape as _tape
+from .._quiet import _IGNORE, _reset, _set
+
+_counter = itertools.count()
+
+
+def lower(trace, guard_methods, same_python, rng_snapshot, rng_restore):
+    """The generated replay function of `trace`: f(arg_arrays) -> output arrays or None."""
+    ns = {"_ndarray": np.ndarray, "_asarray": np.asarray, "_set": _set, "_reset": _reset,
+          "_IGNORE": _IGNORE, "_wrap": _tape.wrap, "_same": same_python,
+          "_snap": rng_snapshot, "_restore": rng_restore, "_trace": trace}
+    lines = ["def replay(args):"]
+    body = []
+    n_args = trace.n_args
+    if n_args:
+        body.append(", ".join(f"v{i}" for i in range(n_args)) + (", = args" if n_args == 1
+                                                                   else " = args"))
+    for k, (i, obj) in enumerate(trace.refs):
+        ns[f"r{k}"] = obj
+        ns[f"rs{k}"], ns[f"rd{k}"] = trace.ref_meta[k]
+        body.append(f"v{i} = r{k}._data")
+        body.append(f"if v{i}.shape != rs{k} or v{i}.dtype != rd{k}: return None")
+    rng = trace.has_rng
+    if rng:
+        body.append("snap = _snap(_trace)")
+    miss = "_restore(snap); return None" if rng else "return None"
+    quiet_on = False
+    for n, step in enumerate(trace.steps):
+        if hasattr(step, "prim"):
+            if step.quiet and not quiet_on:
+                body.append("tok = _set(_IGNORE)")
+                quiet_on = True
+            elif not step.quiet and quiet_on:
+                body.append("_reset(tok); tok = None")
+                quiet_on = False
+            ns[f"f{n}"] = step.prim.forward
+            operands = []
+            for j, x in enumerate(step.ins):
+                if type(x) is int:
+                    src = f"v{x}"
+                else:
+                    ns[f"c{n}_{j}"] = x[1]
+                    src = f"c{n}_{j}"
+                if step.casts is not None and step.casts[j][0] is not None:
+                    ns[f"dt{n}_{j}"] = step.casts[j][0]
+                    src = f"{src}.astype(dt{n}_{j}, copy={step.casts[j][1]})"
+                operands.append(src)
+            call = f"f{n}({', '.join(operands)})"
+            if step.multi:
+                body.append(f"o = {call}")
+                for m, i in enumerate(step.outs):
+                    body.append(f"v{i} = o[{m}]")
+            else:
+                body.append(f"v{step.outs[0]} = {call}")
+            for i, shp in zip(step.outs, step.shapes):
+                ns[f"s{i}"] = shp
+                body.append(f"if type(v{i}) is not _ndarray: v{i} = _asarray(v{i})")
+                body.append(f"if v{i}.shape != s{i}: {miss}")
+        else:
+            ns[f"g{n}"] = guard_methods[step.method]
+            ns[f"e{n}"] = step.expected
+            ns[f"ga{n}"] = step.args
+            body.append(f"if not _same(g{n}(_wrap(v{step.value}), *ga{n}), e{n}): {miss}")
+    outs = trace.out_ids
+    body.append("return (" + "".join(f"v{i}, " for i in outs) + ")")
+    lines.append("    tok = None")
+    lines.append("    try:")
+    lines.extend("        " + b for b in body)
+    lines.append("    finally:")
+    lines.append("        if tok is not None: _reset(tok)")
+    source = "\n".join(lines) + "\n"
+    name = f"<minispore-jit-{next(_counter)}>"
+    linecache.cache[name] = (len(source), None, source.splitlines(True), name)
+    exec(compile(source, name, "exec"), ns)  # noqa: S102 (source generated above)
+    return ns["replay"], source

@@ -1,0 +1,242 @@
+"""A jitted function: entry keys, the traces captured for each, replay, and eager fallbacks."""
+import operator
+import threading
+import weakref
+
+from .._autodiff import tape as _tape
+from ..common import dtype as mstype
+from ..common.parameter import Parameter
+from ..common.tensor import Tensor
+from . import capture as _capture
+
+MAX_TRACES = 8
+_SCALARS = (bool, int, float, str, type(None))
+
+
+class _Unkeyable(Exception):
+    pass
+
+
+def _is_cell(x):
+    """A Cell, told by its class (a module's `__getattr__` may be slow or have side effects)."""
+    cls = type(x)
+    return hasattr(cls, "cells_and_names") and hasattr(cls, "construct")
+
+
+def _key_of(x, tensors, key, cells):
+    """Append `x`'s part of the entry key to `key`, its Tensors to `tensors`, its Cells (keyed by
+    identity and training flag, their state compared at each call) to `cells`."""
+    tx = type(x)
+    if tx is Tensor or tx is Parameter or isinstance(x, Tensor):
+        a = x._data
+        if isinstance(x, Parameter):
+            key.append(("P", id(x), a.shape, a.dtype))
+        else:
+            key.append(("T", a.shape, a.dtype))
+        tensors.append(x)
+    elif tx in _SCALARS:
+        key.append((tx, repr(x)) if tx is float else (tx, x))
+    elif tx is tuple or tx is list:
+        key.append((tx, len(x)))
+        for v in x:
+            _key_of(v, tensors, key, cells)
+    elif tx is dict:
+        key.append((dict, tuple(x)))
+        for v in x.values():
+            _key_of(v, tensors, key, cells)
+    elif tx is mstype.Type:
+        key.append(x)
+    elif _is_cell(x):
+        key.append(("cell", id(x), x.training))
+        cells.append(x)
+    else:
+        raise _Unkeyable(f"an argument of type {tx.__name__}")
+
+
+def _state_of(fn, cells=()):
+    """The objects `fn` reads from its closure and globals, and the attributes of its Cells,
+    compared by identity at each call (held, so an identity cannot be reused)."""
+    objs = list(cells)
+    for c in cells:
+        objs.extend(_cell_state(c))
+    target = getattr(fn, "__func__", fn)
+    closure = getattr(target, "__closure__", None)
+    read = []
+    if closure:
+        for cell in closure:
+            try:
+                read.append(cell.cell_contents)
+            except ValueError:
+                read.append(None)
+    code = getattr(target, "__code__", None)
+    glb = getattr(target, "__globals__", None)
+    if code is not None and glb is not None:
+        for name in code.co_names:
+            read.append(glb.get(name))
+    for v in read:
+        objs.append(v)
+        if isinstance(v, dict):
+            objs.extend(v)
+            objs.extend(v.values())
+        elif type(v) is list:
+            objs.extend(v)
+        elif _is_cell(v):
+            objs.extend(_cell_state(v))
+    owner = getattr(fn, "__self__", None)
+    if owner is not None and _is_cell(owner):
+        objs.extend(_cell_state(owner))
+    return objs
+
+
+def _cell_state(cell):
+    objs = []
+    for _, c in cell.cells_and_names():
+        hooks = vars(c).get("_cell_hooks")
+        if hooks is not None and any(getattr(hooks, kind, None) for kind in
+                                     ("forward_pre", "forward", "backward", "backward_pre")):
+            raise _Unkeyable("Cell hooks (they run Python at every call)")
+        d = vars(c)
+        objs.extend(d)
+        objs.extend(d.values())
+        for v in d.values():
+            if isinstance(v, dict):
+                objs.extend(v)
+                objs.extend(v.values())
+    return objs
+
+
+def _same_state(a, b):
+    return len(a) == len(b) and all(map(operator.is_, a, b))
+
+
+class Jitted:
+    """`fn` run by capture and replay; `stats` counts captures, replays and eager calls."""
+
+    def __init__(self, fn, fullgraph=False):
+        self.fn = fn
+        self.fullgraph = fullgraph
+        self.cache = {}  # entry key -> list of (Trace, state snapshot)
+        self.n_traces = 0
+        self.lock = threading.Lock()
+        self.eager_keys = {}  # entry key -> reason
+        self.changed_state = set()  # keys whose capture changed Python state once
+        self.stats = {"captures": 0, "replays": 0, "guard_misses": 0, "eager_calls": 0,
+                      "fallbacks": {}, "disabled": None}
+
+    def graphs(self):
+        """The captured traces as IR text, one per trace."""
+        return [tr.text() for traces in self.cache.values() for tr, _ in traces]
+
+    def _eager(self, reason, args, kwargs):
+        self.stats["eager_calls"] += 1
+        if reason is not None:
+            fb = self.stats["fallbacks"]
+            fb[reason] = fb.get(reason, 0) + 1
+        return self.fn(*args, **kwargs)
+
+    def _refuse(self, reason):
+        if self.fullgraph:
+            raise RuntimeError(f"For 'jit' with fullgraph=True, {getattr(self.fn, '__name__', self.fn)} "
+                               f"cannot be captured: {reason}")
+
+    def __call__(self, *args, **kwargs):
+        if self.stats["disabled"] is not None:
+            return self._eager(None, args, kwargs)
+        if _tape._active or _tape._casting or _tape._capturing and \
+                _tape._state.capture is not None:
+            # under a gradient transform or a to_float cell (not captured yet), or inside an
+            # outer capture (inlined: the outer recorder sees every primitive)
+            return self._eager(None, args, kwargs)
+        tensors, key, cells = [], [], []
+        try:
+            _key_of(args, tensors, key, cells)
+            _key_of(kwargs, tensors, key, cells)
+        except _Unkeyable as e:
+            self._refuse(str(e))
+            return self._eager(str(e), args, kwargs)
+        if len(tensors) > 1:
+            ids = [id(t._data) for t in tensors]
+            if len(set(ids)) != len(ids):  # one array passed twice: keyed by the pattern
+                key.append(("alias", tuple([ids.index(i) for i in ids])))
+        owner = getattr(self.fn, "__self__", None)
+        if owner is not None and _is_cell(owner):
+            key.append(("training", owner.training))
+        key = tuple(key)
+        reason = self.eager_keys.get(key)
+        if reason is not None:
+            return self._eager(reason, args, kwargs)
+        traces = self.cache.get(key)
+        if traces:
+            try:
+                state = _state_of(self.fn, cells)
+            except _Unkeyable as e:
+                self._refuse(str(e))
+                return self._eager(str(e), args, kwargs)
+            arrays = [t._data for t in tensors]
+            for tr, snap in traces:
+                if not _same_state(snap, state):
+                    continue
+                out = tr.replay(arrays, tensors)
+                if out is not None:
+                    self.stats["replays"] += 1
+                    return out
+                self.stats["guard_misses"] += 1
+        return self._capture(key, args, kwargs, tensors, cells)
+
+    def _capture(self, key, args, kwargs, tensors, cells):
+        with self.lock:
+            if self.n_traces >= MAX_TRACES:
+                reason = (f"more than {MAX_TRACES} traces (guards or keys keep changing: make the "
+                          "converted values tensor ops or arguments)")
+                self.stats["disabled"] = reason
+                self._refuse(reason)
+                return self._eager(reason, args, kwargs)
+            self.n_traces += 1
+        self.stats["captures"] += 1
+        try:
+            before = _state_of(self.fn, cells)
+        except _Unkeyable as e:
+            self._refuse(str(e))
+            return self._eager(str(e), args, kwargs)
+        result, trace, reason = _capture.capture(self.fn, args, kwargs, tensors)
+        held = {id(o) for o in before}
+        if trace is not None and any(id(t) in held for t in tensors
+                                     if not isinstance(t, Parameter)):
+            trace, reason = None, "an argument that the function also reads from outside"
+        try:
+            after = _state_of(self.fn, cells)
+        except _Unkeyable as e:
+            trace, reason, after = None, str(e), None
+        if trace is not None and not _same_state(before, after):
+            trace, reason = None, "a Python side effect on the function's closure, globals or Cell"
+            if key not in self.changed_state:  # lazy initialisation on a first call: once more
+                self.changed_state.add(key)
+                reason = None
+        if trace is None:
+            if reason is None:
+                return result
+            self._refuse(reason)
+            self.eager_keys[key] = reason
+            fb = self.stats["fallbacks"]
+            fb[reason] = fb.get(reason, 0) + 1
+            return result
+        self.cache.setdefault(key, []).append((trace, after))
+        return result
+
+
+_cell_graphs = weakref.WeakKeyDictionary()
+
+
+def graph_call(cell, args, kwargs):
+    """`cell.construct(*args, **kwargs)` by capture and replay, one Jitted per Cell (for
+    `Cell.__call__` under GRAPH_MODE)."""
+    jitted = _cell_graphs.get(cell)
+    if jitted is None:
+        jitted = _cell_graphs[cell] = Jitted(type(cell).construct)
+    return jitted(cell, *args, **kwargs)
+
+
+def cell_stats(cell):
+    """The `stats` of `cell`'s graph under GRAPH_MODE, or None before its first graph call."""
+    jitted = _cell_graphs.get(cell)
+    return None if jitted is None else jitted.stats
