@@ -21,4 +21,8 @@ from .._missing import missing_names
 
 globals().update(_IN_PLACE_FUNCTIONS)
 
+from ..communication import comm_func as _comm_func  # noqa: E402  (MindSpore's ops.all_reduce, ...)
+
+globals().update({n: getattr(_comm_func, n) for n in _comm_func.__all__})
+
 __getattr__ = missing_names(__name__, globals())

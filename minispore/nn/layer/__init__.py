@@ -9,6 +9,7 @@ from .embedding import *  # noqa: F401,F403
 from .embedding_lookup import *  # noqa: F401,F403
 from .extra import *  # noqa: F401,F403
 from .grad_cells import *  # noqa: F401,F403
+from .image_quality import MSSSIM, PSNR, SSIM  # noqa: F401
 from .math_cells import *  # noqa: F401,F403
 from .micro_batch import *  # noqa: F401,F403
 from .normalization import *  # noqa: F401,F403
@@ -31,3 +32,4 @@ __all__ += pooling3d.__all__
 __all__ += (basic_more.__all__ + combined.__all__ + embedding_lookup.__all__ +
             grad_cells.__all__ + math_cells.__all__ + micro_batch.__all__ + pooling_more.__all__ +
             sparse.__all__)
+__all__ += ["PSNR", "SSIM", "MSSSIM"]
