@@ -1,7 +1,7 @@
 """Execution context: `set_context` / `get_context`, PYNATIVE_MODE and GRAPH_MODE.
 
-minispore always executes eagerly. GRAPH_MODE is accepted (MindSpore scripts set it) and runs the
-same code eagerly, with identical results.
+GRAPH_MODE is accepted (MindSpore scripts set it); Cell calls still run eagerly under it, with
+identical results, while `minispore.jit` captures and replays functions (docs/graph_mode.md).
 """
 import threading
 
@@ -41,7 +41,7 @@ _context = {"mode": PYNATIVE_MODE, "device_target": "CPU", "device_id": 0,
 
 
 def set_context(**kwargs):
-    """Set context keys: `mode` (PYNATIVE_MODE or GRAPH_MODE; both run eagerly here),
+    """Set context keys: `mode` (PYNATIVE_MODE or GRAPH_MODE; Cell calls run eagerly in both),
     `device_target` ('CPU'; 'GPU' and 'Ascend' are MindSpore targets this NumPy build does not
     have, and raise RuntimeError as on a CPU-only MindSpore install),
     `detect_anomaly` (minispore's own key, default False: the first primitive whose forward or

@@ -1,5 +1,5 @@
-"""set_context / get_context, jit and set_seed: accepted as MindSpore accepts them; GRAPH_MODE and
-@jit run eagerly with identical results."""
+"""set_context / get_context, jit and set_seed: accepted as MindSpore accepts them; GRAPH_MODE gives
+the same results as PyNative (jit's capture has its own tests in tests/jit)."""
 import numpy as np
 import pytest
 
