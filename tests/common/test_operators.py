@@ -52,7 +52,7 @@ def test_matmul_operator():
     a = np.array([[1.0, 2.0], [3.0, 4.0]], np.float32)
     np.testing.assert_array_equal(_np(Tensor(a) @ Tensor(a)), a @ a)
     np.testing.assert_array_equal(_np(Tensor(a) @ a), a @ a)
-    out = np.eye(2) @ Tensor(a)
+    out = np.eye(2, dtype=np.float32) @ Tensor(a)  # one dtype: matmul does not promote
     assert isinstance(out, Tensor)
     np.testing.assert_array_equal(_np(out), a)
 

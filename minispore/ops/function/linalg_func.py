@@ -100,8 +100,9 @@ _BATCH_MATMUL = L.BatchMatMul()
 
 
 def matmul(input, other):
-    """Matrix product with NumPy's rules: 1-D operands are promoted (and the added axis removed),
-    batch dimensions broadcast, mixed dtypes promote. (2, 0) @ (0, 3) is zeros."""
+    """Matrix product with NumPy's shape rules: 1-D operands are promoted (and the added axis
+    removed), batch dimensions broadcast; (2, 0) @ (0, 3) is zeros. Mixed dtypes are a TypeError,
+    as in MindSpore (inside a to_float / amp cell both take the cell's compute dtype)."""
     a = _tensor(input, "matmul")
     b = _tensor(other, "matmul", "other")
     ad, bd = a._data, b._data
@@ -122,8 +123,7 @@ def matmul(input, other):
             raise ValueError(f"For 'matmul', the batch dimensions of shapes {ad.shape} and "
                              f"{bd.shape} cannot be broadcast together") from None
     if ad.dtype != bd.dtype:
-        dt = mstype.promote(ad.dtype, bd.dtype)
-        a, b = M.cast(a, dt), M.cast(b, dt)
+        a, b = L._matmul_operands("matmul", a, b)  # MindSpore's TypeError outside amp cells
     if ad.ndim == 2 and bd.ndim == 2:
         return apply(_MATMUL, (a, b))
     if ad.ndim == 1:

@@ -19,6 +19,7 @@ from ..._autodiff.tape import apply, wrap
 from ...common.tensor import Tensor
 from ..primitive import Primitive, register, shared
 from . import array_ops as A
+from ._kernels import gemm
 from .pool_ops import _pad, _pad_n, _windows, ntuple, out_size, pair, same_padding
 # Importing pool_ops registers the pooling primitives; they stay reachable from this module too
 # (`conv_ops.MaxPool`), as they were before pooling moved out.
@@ -186,8 +187,8 @@ class _ConvGeometry(Primitive):
 def _gemm_groups(cols, w2):
     """cols (M, G, K) times w2 (G, O/G, K)^T -> (M, G * O/G)."""
     if cols.shape[1] == 1:
-        return cols[:, 0, :] @ w2[0].T
-    out = np.matmul(cols.transpose(1, 0, 2), w2.transpose(0, 2, 1))  # (G, M, O/G)
+        return gemm(cols[:, 0, :], w2[0].T)
+    out = gemm(cols.transpose(1, 0, 2), w2.transpose(0, 2, 1))  # (G, M, O/G)
     return out.transpose(1, 0, 2).reshape(cols.shape[0], -1)
 
 
@@ -286,11 +287,11 @@ class Conv2DBackpropInput(_ConvGeometry):
         g = self.groups
         c = cg * g
         if c == 1:  # one output column per tap: a single GEMM, (T, O) @ (O, M)
-            return (w.reshape(o, taps).T @ g2.T)[:, :, None]
+            return gemm(w.reshape(o, taps).T, g2.T)[:, :, None]
         if g == 1:
-            return np.matmul(g2, w.reshape(o, cg, taps).transpose(2, 0, 1))
+            return gemm(g2, w.reshape(o, cg, taps).transpose(2, 0, 1))
         w_taps = w.reshape(g, o // g, cg, taps).transpose(3, 0, 1, 2)  # (T, G, O/G, C/G)
-        per_group = np.matmul(g2.reshape(-1, g, o // g).transpose(1, 0, 2), w_taps)
+        per_group = gemm(g2.reshape(-1, g, o // g).transpose(1, 0, 2), w_taps)
         return per_group.transpose(0, 2, 1, 3).reshape(taps, -1, c)  # (T, M, C)
 
     def bprop(self, saved, dx_bar, needs):
@@ -321,7 +322,7 @@ class Conv2DBackpropFilter(_ConvGeometry):
             cols = self._im2col(x, ks)[0]  # (M, G, prod(ks)*C/G)
         g2 = np.ascontiguousarray(g.transpose(0, *range(2, self._nd + 2), 1)).reshape(
             -1, self.groups, o // self.groups)
-        dw = np.matmul(g2.transpose(1, 2, 0), cols.transpose(1, 0, 2))  # (G, O/G, T*C/G)
+        dw = gemm(g2.transpose(1, 2, 0), cols.transpose(1, 0, 2))  # (G, O/G, T*C/G)
         return np.ascontiguousarray(
             dw.reshape(o, *ks, cg).transpose(0, self._nd + 1, *range(1, self._nd + 1)))
 

@@ -15,6 +15,7 @@ from ..primitive import Primitive, register
 from . import array_ops as A
 from . import fft_ops as FO
 from . import reduce_ops as R
+from ._kernels import gemm
 from .math_ops import _const, _f32, cast
 
 
@@ -82,7 +83,7 @@ def _matmul_nd(prim, a, b):
         raise ValueError(f"For '{prim.name}', the contracted dimensions differ: shapes "
                          f"{a.shape} and {b.shape} (after transposes) cannot be multiplied")
     try:
-        return np.matmul(a, b)
+        return gemm(a, b)
     except ValueError:
         raise ValueError(f"For '{prim.name}', the batch dimensions of {a.shape} and {b.shape} "
                          "do not broadcast") from None
