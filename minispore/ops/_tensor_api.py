@@ -11,6 +11,7 @@ import numpy as np
 
 from .._autodiff.tape import _state
 from .._validator import check_int, type_name
+from ..common import _writes
 from ..common import dtype as mstype
 from ..common.parameter import Parameter
 from ..common.tensor import Tensor
@@ -416,6 +417,35 @@ def triangular_solve(self, A, upper=True, transpose=False, unitriangular=False):
     return solver(A, self), A
 
 
+def set_dtype(self, dtype):
+    """Convert this tensor to `dtype` in place (a new buffer; the tensor counts as written);
+    returns the dtype."""
+    tape = _state.tape
+    if tape is not None and self._tape is tape.token:
+        raise RuntimeError("For 'Tensor.set_dtype', the tensor is being differentiated: cast a "
+                           "copy with astype instead")
+    arr = self._data.astype(mstype.to_np(dtype))
+    _writes.record(self, in_place=False)
+    self._data = arr
+    _writes.bump_version(self)
+    return self.dtype
+
+
+def index_copy_(self, dim, index, tensor):
+    """In place: the slices of `tensor` along `dim` copied to positions `index` of this
+    tensor."""
+    dim = check_int(dim, "dim", "Tensor.index_copy_") % max(self.ndim, 1)
+    idx = index._data if isinstance(index, Tensor) else np.asarray(index)
+    if idx.ndim != 1 or idx.dtype.kind not in "iu":
+        raise TypeError("For 'Tensor.index_copy_', 'index' must be a 1-D integer Tensor")
+    if tensor.shape[dim] != idx.shape[0]:
+        raise ValueError(f"For 'Tensor.index_copy_', 'tensor' has {tensor.shape[dim]} slices "
+                         f"along dim {dim} for {idx.shape[0]} indices")
+    key = (slice(None),) * dim + (Tensor(idx.astype(np.int64)),)
+    self[key] = tensor
+    return self
+
+
 def _bitwise_not(self):
     if self._data.dtype.kind not in "iub":
         raise TypeError(f"For 'Tensor.bitwise_not', the tensor must be of an integer or bool "
@@ -439,7 +469,8 @@ def _bind():
            scatter_add_, masked_scatter, masked_scatter_, index_put, index_put_, fill_diagonal, fill_diagonal_,
            put_, itemset, new_zeros, new_ones, new_full, new_empty, type, type_as, reshape_as,
            value, numpy, ndimension, is_signed, ptp, stride, storage_offset, sum_to_size, resize,
-           allclose, diff, to_coo, to_csr, move_to, log_normal, cauchy, choose, triangular_solve)
+           allclose, diff, to_coo, to_csr, move_to, log_normal, cauchy, choose, triangular_solve,
+           set_dtype, index_copy_)
     for fn in own:
         setattr(Tensor, fn.__name__, fn)
     Tensor.bitwise_not = _bitwise_not

@@ -160,3 +160,16 @@ def test_functional_forms_of_methods():
     assert ops.einsum_ext("ij->ji", x).shape == (2, 2)
     with pytest.raises(TypeError, match="clamp_"):
         ops.clamp_([1.0], 0, 1)
+
+
+def test_set_dtype_and_index_copy_in_place():
+    x = Tensor(np.arange(6.0).reshape(2, 3))
+    v = _writes.version_of(x)
+    assert x.set_dtype(ms.float16) == ms.float16 and x.dtype == ms.float16
+    assert _writes.version_of(x) > v
+    y = Tensor(np.zeros((3, 3), np.float32))
+    y.index_copy_(0, Tensor(np.array([2, 0])), Tensor(np.array([[1, 2, 3], [4, 5, 6]],
+                                                                np.float32)))
+    assert y.asnumpy().tolist() == [[4, 5, 6], [0, 0, 0], [1, 2, 3]]
+    with pytest.raises(ValueError, match="index_copy_"):
+        y.index_copy_(1, Tensor(np.array([0, 1])), Tensor(np.ones((3, 1), np.float32)))
