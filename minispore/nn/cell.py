@@ -1,4 +1,5 @@
 """Cell: the base of every network, with MindSpore's registration and parameter naming rules."""
+import enum
 import functools
 import time
 from collections import OrderedDict, namedtuple
@@ -20,6 +21,15 @@ from ..ops.operations.math_ops import cast
 __all__ = ["Cell"]
 
 _DEFAULT_NAME_PREFIX = "Parameter#"
+
+
+class MixedPrecisionType(enum.Enum):
+    """What `Cell.get_mixed_precision_type` reports: the dtype `to_float` made the cell compute
+    in (NOTSET when it computes in its inputs' dtypes)."""
+    NOTSET = 0
+    FP16 = 1
+    FP32 = 2
+    BF16 = 3
 _EXTRA_STATE = "_extra_state"
 
 
@@ -524,6 +534,25 @@ class Cell:
             c.__dict__["_compute_dtype"] = dst_type
             c._refresh_call_path()
         return self
+
+    def get_mixed_precision_type(self):
+        """MixedPrecisionType.FP16 / FP32 after `to_float(float16 / float32)`, else NOTSET."""
+        return {mstype.float16: MixedPrecisionType.FP16,
+                mstype.float32: MixedPrecisionType.FP32}.get(
+                    self.__dict__.get("_compute_dtype"), MixedPrecisionType.NOTSET)
+
+    def set_mixed_precision_type(self, mixed_type):
+        """Make this cell alone compute in FP16 or FP32 (NOTSET: its inputs' dtypes), as
+        `to_float` does for a whole subtree. BF16 has no NumPy dtype and is refused."""
+        if not isinstance(mixed_type, MixedPrecisionType):
+            raise TypeError(f"For 'set_mixed_precision_type', 'mixed_type' must be a "
+                            f"MixedPrecisionType, but got {type(mixed_type).__name__}")
+        if mixed_type is MixedPrecisionType.BF16:
+            raise ValueError("For 'set_mixed_precision_type', BF16 is not supported: NumPy has "
+                             "no bfloat16")
+        self.__dict__["_compute_dtype"] = {MixedPrecisionType.FP16: mstype.float16,
+                                           MixedPrecisionType.FP32: mstype.float32}.get(mixed_type)
+        self._refresh_call_path()
 
     def to(self, dtype):
         """Cast every floating-point parameter and buffer to `dtype`; returns self."""

@@ -112,3 +112,18 @@ def test_enable_backward_hook():
     assert net.enable_backward_hook
     h.remove()
     assert not net.enable_backward_hook
+
+
+def test_mixed_precision_type():
+    from minispore.nn.cell import MixedPrecisionType as M
+    net = nn.Dense(2, 2)
+    assert net.get_mixed_precision_type() is M.NOTSET
+    net.to_float(ms.float16)
+    assert net.get_mixed_precision_type() is M.FP16  # MindSpore 2.10 reports the same
+    other = nn.Dense(2, 2)
+    other.set_mixed_precision_type(M.FP16)
+    assert other(Tensor(np.ones((1, 2), np.float32))).dtype == ms.float16
+    other.set_mixed_precision_type(M.NOTSET)
+    assert other(Tensor(np.ones((1, 2), np.float32))).dtype == ms.float32
+    with pytest.raises(ValueError, match="BF16"):
+        other.set_mixed_precision_type(M.BF16)
