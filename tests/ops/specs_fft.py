@@ -152,7 +152,7 @@ def _draw_complex_broadcast(data):
 
 
 spec("Complex", _draw_complex_broadcast, lambda a, x, y: _parts(F.Complex()(x, y)),
-     lambda a, x, y: np.broadcast_arrays(x, y))
+     lambda a, x, y: tuple(np.broadcast_arrays(x, y)))
 spec("Angle", _draw_pair(S.AWAY_FROM_ZERO),
      lambda a, x, y: F.Angle()(F.make_complex(x, y)), lambda a, x, y: np.angle(x + 1j * y),
      notes="parts away from zero: the phase is singular at the origin")

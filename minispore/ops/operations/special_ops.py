@@ -16,7 +16,7 @@ from ..primitive import Binary, Primitive, Unary, register
 from . import array_ops as A
 from . import math_ops as M
 from . import reduce_ops as R
-from ._kernels import normalize_axis, quiet
+from ._kernels import keep_dtype, normalize_axis, quiet
 
 try:
     from scipy import special as _sp
@@ -256,7 +256,7 @@ class _IncompleteGamma(_SameDtypeBinary):
         _check_dtypes(self.name, _F32_64, a, x)
         _check_same(self.name, a, x)
         valid = a > 0
-        out = _in_float64(getattr(sp, self._fn), np.where(valid, a, 1), x)
+        out = _in_float64(getattr(sp, self._fn), np.where(valid, a, np.ones((), a.dtype)), x)
         return np.where(valid, out, np.array(np.nan, out.dtype))
 
     def bprop(self, saved, dout, needs):
@@ -512,7 +512,8 @@ class Sinc(Unary):
     saves = ("x", "out")
 
     def forward(self, x):
-        return quiet(np.sinc, _float32_if_integral(self.name, x))
+        x = _float32_if_integral(self.name, x)
+        return keep_dtype(np.asarray(quiet(np.sinc, x)), x.dtype)
 
     def bprop(self, saved, dout, needs):
         x, out = saved
@@ -623,9 +624,10 @@ class Logit(Unary):
 
     def forward(self, x):
         _check_floats(self.name, x)
+        dt = x.dtype
         if self.eps >= 0:
-            x = np.clip(x, self.eps, 1 - self.eps)
-        return quiet(lambda v: np.log(v / (1 - v)), x)
+            x = keep_dtype(np.asarray(np.clip(x, self.eps, 1 - self.eps)), dt)
+        return keep_dtype(np.asarray(quiet(lambda v: np.log(v / (1 - v)), x)), dt)
 
     def bprop(self, saved, dout, needs):
         x = saved[0]
