@@ -446,6 +446,37 @@ def index_copy_(self, dim, index, tensor):
     return self
 
 
+def _draw_uniform(shape, generator):
+    """float64 U[0, 1) samples of `shape`: from a `minispore.Generator` when given, else from
+    the global stream that `set_seed` seeds."""
+    if generator is None:
+        return F.rand(shape, dtype=mstype.float64)._data
+    rng = getattr(generator, "_rng", None)
+    if rng is None:
+        raise TypeError(f"'generator' must be a minispore.Generator, but got "
+                        f"{type_name(generator)}")
+    return rng.random(shape)
+
+
+def bernoulli(self, *, generator=None):
+    """A new tensor of 0s and 1s (this tensor's dtype), 1 with probability given by each element
+    of this tensor (in [0, 1])."""
+    p = self._data
+    if p.dtype.kind != "f" or ((p < 0) | (p > 1)).any():
+        raise ValueError("For 'Tensor.bernoulli', the tensor must hold floating-point "
+                         "probabilities in [0, 1]")
+    return Tensor((_draw_uniform(p.shape, generator) < p).astype(p.dtype))
+
+
+def uniform(self, from_=0.0, to=1.0, generator=None):
+    """A new tensor of this shape and dtype drawn uniformly from [from_, to)."""
+    if not from_ <= to:
+        raise ValueError(f"For 'Tensor.uniform', 'from_' must not exceed 'to', but got {from_} "
+                         f"and {to}")
+    u = _draw_uniform(self.shape, generator)
+    return Tensor((from_ + (to - from_) * u).astype(self._data.dtype))
+
+
 def _bitwise_not(self):
     if self._data.dtype.kind not in "iub":
         raise TypeError(f"For 'Tensor.bitwise_not', the tensor must be of an integer or bool "
@@ -470,7 +501,7 @@ def _bind():
            put_, itemset, new_zeros, new_ones, new_full, new_empty, type, type_as, reshape_as,
            value, numpy, ndimension, is_signed, ptp, stride, storage_offset, sum_to_size, resize,
            allclose, diff, to_coo, to_csr, move_to, log_normal, cauchy, choose, triangular_solve,
-           set_dtype, index_copy_)
+           set_dtype, index_copy_, bernoulli, uniform)
     for fn in own:
         setattr(Tensor, fn.__name__, fn)
     Tensor.bitwise_not = _bitwise_not

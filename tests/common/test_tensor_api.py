@@ -173,3 +173,20 @@ def test_set_dtype_and_index_copy_in_place():
     assert y.asnumpy().tolist() == [[4, 5, 6], [0, 0, 0], [1, 2, 3]]
     with pytest.raises(ValueError, match="index_copy_"):
         y.index_copy_(1, Tensor(np.array([0, 1])), Tensor(np.ones((3, 1), np.float32)))
+
+
+def test_bernoulli_and_uniform_methods():
+    ms.set_seed(3)
+    a = Tensor(np.full(20000, 0.3, np.float32)).bernoulli()
+    assert a.dtype == ms.float32 and set(np.unique(a.asnumpy())) <= {0.0, 1.0}
+    assert abs(a.asnumpy().mean() - 0.3) < 0.02
+    ms.set_seed(3)
+    assert np.array_equal(Tensor(np.full(20000, 0.3, np.float32)).bernoulli().asnumpy(),
+                          a.asnumpy())
+    g = ms.Generator()
+    g.manual_seed(5)
+    u = Tensor(np.zeros(5000, np.float32)).uniform(2.0, 4.0, g)
+    assert u.dtype == ms.float32 and 2.0 <= u.asnumpy().min() and u.asnumpy().max() < 4.0
+    assert abs(u.asnumpy().mean() - 3.0) < 0.05
+    with pytest.raises(ValueError, match="probabilities"):
+        Tensor(np.array([1.5], np.float32)).bernoulli()
