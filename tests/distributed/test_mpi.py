@@ -105,8 +105,10 @@ def test_a_failing_rank_stops_the_job(mode):
     if mode == "raise":
         assert "[rank 1] RuntimeError: rank 1 failed on purpose" in text
     if mode == "exit":  # the waiting rank names its collective; under heavy load the early
-        # rank's exit barrier (whose deadline is later) can still time out first and say so
-        assert "timed out" in text and ("AllReduce" in text or "exit barrier" in text), text
+        # rank's exit barrier (whose deadline is later) can still time out first and say so, or
+        # the job is torn down while the waiting rank has only reported its wait so far
+        assert "timed out" in text or "has waited" in text, text
+        assert "AllReduce" in text or "exit barrier" in text, text
 
 
 def test_mismatched_parameter_shapes_name_the_parameter():
