@@ -16,7 +16,7 @@ from . import array_ops as A
 from . import fft_ops as FO
 from . import reduce_ops as R
 from ._kernels import gemm
-from .math_ops import _const, _f32, cast
+from .math_ops import _conj_of as _conj, _const, _f32, cast
 
 
 @register
@@ -175,11 +175,6 @@ def _mT(x):
     """The last two axes of a Tensor swapped."""
     perm = tuple(range(x.ndim - 2)) + (x.ndim - 1, x.ndim - 2)
     return A.transpose(x, perm)
-
-
-def _conj(t):
-    """conj(t) for a complex Tensor, else t itself."""
-    return FO.Conj()(t) if t._data.dtype.kind == "c" else t
 
 
 def _real_only(prim, x):

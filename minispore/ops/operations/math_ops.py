@@ -64,6 +64,10 @@ def use_conj(prim):
     _conj = prim
 
 
+def _same(t):
+    return t
+
+
 def _conj_of(t):
     """conj(t) for a complex Tensor, else t. Complex gradients follow MindSpore's convention
     (dL/dRe + i dL/dIm), so the chain rule through a product conjugates the other factor."""
@@ -153,12 +157,13 @@ class Pow(Binary):
 
     def bprop(self, saved, dout, needs):
         x, y, out = saved
+        conj = _conj_of if dout._data.dtype.kind == "c" else _same
         dx = dy = None
         if needs[0]:
-            dx = dout * _conj_of(y * x ** (y - 1))
+            dx = dout * conj(y * x ** (y - 1))
         if needs[1]:
             if isinstance(x, Tensor):
-                dy = dout * _conj_of(out * log(select(x == 0, 1.0, x)))
+                dy = dout * conj(out * log(select(x == 0, 1.0, x)))
             else:
                 dy = dout * out * (math.log(x) if x > 0 else 0.0 if x == 0 else math.nan)
         return dx, dy
