@@ -2,9 +2,9 @@
 operators, views, in-place writes and the core methods live there).
 
 Most of these methods are a functional op with the tensor as its first argument
-(`t.lgamma()` is `ops.lgamma(t)`): `_FORWARDED` lists them. The in-place `name_` forms compute
-the op and write the result back through `_tensor_methods._write_back` (version bump; under a
-transform the tensor is rebound, as `add_` is). The rest are defined here, where the method's
+(`t.lgamma()` is `ops.lgamma(t)`): `_FORWARDED` lists them. The in-place `name_` forms are made by
+`_tensor_methods._inplace`, as `add_` is (version bump; under a transform the tensor is
+rebound). The rest are defined here, where the method's
 signature differs from the function's.
 """
 import numpy as np
@@ -16,7 +16,7 @@ from ..common import dtype as mstype
 from ..common.parameter import Parameter
 from ..common.tensor import Tensor
 from . import function as F
-from ._tensor_methods import _alias, _write_back
+from ._tensor_methods import _inplace, _write_back
 from .operations.linalg_ops import MatrixTriangularSolve
 
 # MindSpore Tensor methods that are `ops.<name>(self, ...)` with the same remaining arguments.
@@ -47,24 +47,6 @@ _IN_PLACE = {
     "sigmoid_": "sigmoid", "sign_": "sign", "tanh_": "tanh", "masked_fill_": "masked_fill",
     "index_fill_": "index_fill",
 }
-
-
-def _in_place(fn, name):
-    def method(self, *args, **kwargs):
-        src = self
-        tape = _state.tape
-        tracked = tape is not None and self._tape is tape.token
-        if tracked:
-            src = _alias(self)  # the op may save its input: keep the old value for backward
-            args = tuple(src if a is self else a for a in args)
-        out = fn(src, *args, **kwargs)
-        if tracked:
-            out = F.identity(out)  # the op may save its output: the tensor gets its own copy
-        _write_back(self, out, name)
-        return self
-    method.__name__ = name
-    method.__doc__ = f"In place: writes `ops.{fn.__name__}(self, ...)` into this tensor."
-    return method
 
 
 # ---- methods whose signature differs from the functional op's -----------------------------------
@@ -484,7 +466,7 @@ def _bitwise_not(self):
     return F.invert(self)
 
 
-_IN_PLACE_METHODS = {name: _in_place(getattr(F, fn), name) for name, fn in _IN_PLACE.items()}
+_IN_PLACE_METHODS = {name: _inplace(getattr(F, fn), name) for name, fn in _IN_PLACE.items()}
 
 
 def _bind():

@@ -529,23 +529,29 @@ def contiguous(self):
     return self if self._data.flags.c_contiguous else F.identity(self)
 
 
-def _inplace(op):
-    """An in-place method (`add_`): the result is written back into this tensor, which is marked
-    written (version bump). Under a transform a tracked tensor is rebound to the new value, as
-    `__setitem__` does; a Parameter being differentiated cannot be written."""
-    def method(self, other, *args):
+def _inplace(op, name=None):
+    """An in-place method (`add_`, `exp_`, `clamp_`): `op(self, ...)` is written back into this
+    tensor, which is marked written (version bump). Under a transform a tracked tensor is
+    rebound to the new value, as `__setitem__` does; a Parameter being differentiated cannot be
+    written."""
+    name = name or op.__name__ + "_"
+
+    def method(self, *args, **kwargs):
         src = self
         tape = _state.tape
-        if tape is not None and self._tape is tape.token:
-            # The op saves its input for backward; give it an alias of the old value, so the
+        tracked = tape is not None and self._tape is tape.token
+        if tracked:
+            # The op may save its input for backward; give it an alias of the old value, so the
             # rebinding below does not change what was saved (y.mul_(x) under grad).
             src = _alias(self)
-            if other is self:
-                other = src
-        out = op(src, other, *args)
-        _write_back(self, out, op.__name__ + "_")
+            args = tuple(src if a is self else a for a in args)
+        out = op(src, *args, **kwargs)
+        if tracked:
+            out = F.identity(out)  # the op may save its output too: the tensor gets a copy
+        _write_back(self, out, name)
         return self
-    method.__name__ = op.__name__ + "_"
+    method.__name__ = name
+    method.__doc__ = f"In place: writes `ops.{op.__name__}(self, ...)` into this tensor."
     return method
 
 
