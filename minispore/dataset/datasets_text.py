@@ -452,6 +452,20 @@ class YelpReviewDataset(_CSVCorpus):
                          num_shards, shard_id, cache)
 
 
+def _corpus_files(source, dataset_dir, usage):
+    """Sets `source.dataset_dir` and `source.usage` and returns the sorted paths of the corpus
+    files of that usage (`source._files_of`: usage -> file name), each checked to exist."""
+    owner = source._owner
+    source.dataset_dir = _dataset_dir(owner, dataset_dir)
+    source.usage = _usage(owner, usage, tuple(source._files_of))
+    names = list(source._files_of) if source.usage == "all" else [source.usage]
+    files = sorted(os.path.join(source.dataset_dir, source._files_of[u]) for u in names)
+    for f in files:
+        if not os.path.isfile(f):
+            raise ValueError(f"For '{owner}', the file {f!r} does not exist")
+    return files
+
+
 class _LineCorpus(_LineSource):
     """One row (column `text`) per non-empty line of the corpus files of `usage`."""
 
@@ -459,14 +473,7 @@ class _LineCorpus(_LineSource):
 
     def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None,
                  shuffle=Shuffle.GLOBAL, num_shards=None, shard_id=None, cache=None):
-        owner = self._owner
-        self.dataset_dir = _dataset_dir(owner, dataset_dir)
-        self.usage = _usage(owner, usage, tuple(self._files_of))
-        names = list(self._files_of) if self.usage == "all" else [self.usage]
-        files = sorted(os.path.join(self.dataset_dir, self._files_of[u]) for u in names)
-        for f in files:
-            if not os.path.isfile(f):
-                raise ValueError(f"For '{owner}', the file {f!r} does not exist")
+        files = _corpus_files(self, dataset_dir, usage)
         super().__init__(files, num_samples, num_parallel_workers, shuffle, num_shards,
                          shard_id)
 
@@ -691,14 +698,7 @@ class _TaggedCorpus(_TextSource):
 
     def __init__(self, dataset_dir, usage=None, num_samples=None, shuffle=Shuffle.GLOBAL,
                  num_shards=None, shard_id=None, num_parallel_workers=None, cache=None):
-        owner = self._owner
-        self.dataset_dir = _dataset_dir(owner, dataset_dir)
-        self.usage = _usage(owner, usage, tuple(self._files_of))
-        names = list(self._files_of) if self.usage == "all" else [self.usage]
-        files = sorted(os.path.join(self.dataset_dir, self._files_of[u]) for u in names)
-        for f in files:
-            if not os.path.isfile(f):
-                raise ValueError(f"For '{owner}', the file {f!r} does not exist")
+        files = _corpus_files(self, dataset_dir, usage)
         super().__init__(files, num_samples, num_parallel_workers, shuffle, num_shards,
                          shard_id)
 
