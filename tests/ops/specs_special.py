@@ -12,7 +12,10 @@ from minispore.ops.operations import special_ops as P
 from ..helpers import strategies as S
 from .specs import _draw_off_jumps, _draw_untied, arr, away_from_integers, distinct, one, spec, two
 
-sp = P._sp
+try:  # the references (and the primitives themselves) use SciPy, the `special` extra
+    from scipy import special as sp
+except ImportError:
+    sp = None
 
 
 def _needs_scipy(draw):

@@ -18,11 +18,6 @@ from . import math_ops as M
 from . import reduce_ops as R
 from ._kernels import keep_dtype, normalize_axis, quiet
 
-try:
-    from scipy import special as _sp
-except ImportError:  # the optional extra `minispore[special]`
-    _sp = None
-
 __all__ = []
 PRIMITIVE_CLASSES = ()
 
@@ -30,9 +25,13 @@ _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 
 
 def _scipy(op):
-    if _sp is None:
-        raise ImportError(f"ops.{op} needs SciPy: pip install 'minispore[special]'")
-    return _sp
+    """`scipy.special`, imported on the first call that needs it (it costs ~0.2 s, so `import
+    minispore` does not pay it)."""
+    try:
+        from scipy import special  # the optional extra `minispore[special]`
+    except ImportError:
+        raise ImportError(f"ops.{op} needs SciPy: pip install 'minispore[special]'") from None
+    return special
 
 
 def _dtype_name(a):
@@ -177,7 +176,7 @@ _DIGAMMA = Digamma()
 def _igamma_series(a, x, order):
     """d^order/da^order of the regularized lower incomplete gamma P(a, x), from its series
     P = sum_k exp((a + k) log x - x - lgamma(a + k + 1)) (terms summed in log space)."""
-    sp = _sp
+    sp = _scipy("igamma")
     a, x = np.broadcast_arrays(a.astype(_F64), x.astype(_F64))
     good = (a > 0) & (x > 0)
     a_, x_ = np.where(good, a, 1.0), np.where(good, x, 1.0)
