@@ -74,27 +74,21 @@ class GradOperation:
         return grad_fn
 
 
-def _is_type(value, name):
-    if name == "Tensor":
-        return isinstance(value, Tensor)
-    if name == "Parameter":
-        return isinstance(value, Parameter)
-    if name == "Number":
-        return isinstance(value, numbers.Number) and not isinstance(value, Tensor)
-    if name == "Bool":
-        return isinstance(value, bool)
-    if name == "Int":
-        return isinstance(value, numbers.Integral) and not isinstance(value, bool)
-    if name == "Float":
-        return isinstance(value, numbers.Real) and not isinstance(value, numbers.Integral)
-    if name == "Function":
-        return callable(value) and not isinstance(value, Tensor)
-    kinds = {"Tuple": tuple, "List": list, "Dict": dict, "String": str, "Slice": slice,
-             "None": type(None)}
-    if name not in kinds:
-        raise ValueError(f"For 'MultitypeFuncGraph', unknown type name {name!r}; known: "
-                         f"{sorted(kinds) + ['Bool', 'Float', 'Function', 'Int', 'Number', 'Parameter', 'Tensor']}")
-    return isinstance(value, kinds[name])
+def _plain(kind):
+    return lambda v: isinstance(v, kind)
+
+
+# MultitypeFuncGraph's type names and what each matches
+_TYPE_CHECKS = {
+    "Tensor": _plain(Tensor), "Parameter": _plain(Parameter),
+    "Number": lambda v: isinstance(v, numbers.Number) and not isinstance(v, Tensor),
+    "Bool": _plain(bool),
+    "Int": lambda v: isinstance(v, numbers.Integral) and not isinstance(v, bool),
+    "Float": lambda v: isinstance(v, numbers.Real) and not isinstance(v, numbers.Integral),
+    "Function": lambda v: callable(v) and not isinstance(v, Tensor),
+    "Tuple": _plain(tuple), "List": _plain(list), "Dict": _plain(dict), "String": _plain(str),
+    "Slice": _plain(slice), "None": _plain(type(None)),
+}
 
 
 class MultitypeFuncGraph:
@@ -113,7 +107,9 @@ class MultitypeFuncGraph:
             if not isinstance(t, str):
                 raise TypeError(f"For 'MultitypeFuncGraph.register', the types must be names "
                                 f"such as 'Tensor', but got {type_name(t)}")
-            _is_type(None, t)  # an unknown name fails at registration
+            if t not in _TYPE_CHECKS:
+                raise ValueError(f"For 'MultitypeFuncGraph', unknown type name {t!r}; known: "
+                                 f"{sorted(_TYPE_CHECKS)}")
 
         def deco(fn):
             self.entries.append((type_names, fn))
@@ -122,7 +118,7 @@ class MultitypeFuncGraph:
 
     def __call__(self, *args):
         for names, fn in self.entries:
-            if len(names) == len(args) and all(_is_type(a, n) for a, n in zip(args, names)):
+            if len(names) == len(args) and all(_TYPE_CHECKS[n](a) for a, n in zip(args, names)):
                 return fn(*args)
         got = tuple(type_name(a) for a in args)
         raise ValueError(f"For 'MultitypeFuncGraph' '{self.name}', no registered function "
