@@ -160,6 +160,16 @@ def wrap(arr):
     return t
 
 
+def const(arr):
+    """`wrap` for library constants that do not depend on any tensor's data (a backward's ones
+    and zeros): a graph-mode capture folds them into the trace instead of refusing them."""
+    t = _new(Tensor)
+    t._data = arr if type(arr) is _ndarray else _asarray(arr)
+    t._tape = None
+    t._version = 0
+    return t
+
+
 def _tracked(out, tape):
     slot = tape.n_slots
     tape.n_slots = slot + 1

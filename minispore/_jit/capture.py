@@ -272,7 +272,7 @@ class Recorder:
         a = t._data
         i = self.values.get(id(a))
         if i is not None:
-            if i < self.n_args and t is not self.args[i]:
+            if i < self.n_args and t is not self.args[i] and id(t) not in self.fresh:
                 self.fail("a tensor sharing an argument's array")
             return i
         if id(t) in self.fresh:
@@ -309,14 +309,14 @@ class Recorder:
         if self.escape is not None:
             return
         try:
-            if _tape._state.tape is not None:
-                self.fail("a gradient transform inside jit (not captured yet)")
             casts = None
             if how == "binary":
                 ins, casts = self._binary_operands(prim, operands)
                 quiet_ = True
             else:
-                ins = [self.operand(x, how) for x in operands]
+                derived = prim.derived_inputs
+                ins = [("c", None) if k in derived and type(x) is _ndarray else
+                       self.operand(x, how) for k, x in enumerate(operands)]
                 quiet_ = how != "call"
             multi = type(out) is tuple
             outs_t = out if multi else (out,)
@@ -429,7 +429,7 @@ class Recorder:
             if k is not None:
                 return ("arg", k)
             i = self.values.get(id(x._data))
-            if i is None or id(x) in self.fresh:
+            if i is None:
                 self.fail("an output tensor that no traced value owns")
             if any(r[0] == i for r in self.refs):
                 return ("obj", x)

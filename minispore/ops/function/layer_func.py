@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-from ..._autodiff.tape import apply, wrap
+from ..._autodiff.tape import apply, const, wrap
 from ..._validator import check_bool, check_float_range, check_one_of, check_positive_int
 from ...common import _writes
 from ...common import dtype as mstype
@@ -358,7 +358,7 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
 def _keep_mask(shape, p, dtype, seed):
     """A constant mask: 0 with probability p, else 1 / (1 - p) (survivors are rescaled)."""
     if p == 1.0:
-        return wrap(np.zeros(shape, dtype))
+        return const(np.zeros(shape, dtype))
     keep = generator(seed).random(shape) >= p
     return wrap((keep / (1.0 - p)).astype(dtype))
 
@@ -438,8 +438,8 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
         raise ValueError(f"For 'layer_norm', 'normalized_shape' {shape} does not match the "
                          f"trailing axes of the input {input.shape}")
     dt = input._data.dtype
-    w = weight if weight is not None else wrap(np.ones(shape, dt))
-    b = bias if bias is not None else wrap(np.zeros(shape, dt))
+    w = weight if weight is not None else const(np.ones(shape, dt))
+    b = bias if bias is not None else const(np.zeros(shape, dt))
     begin = input.ndim - len(shape)
     return Nn.layer_norm(input, w, b, begin, begin, eps)
 
@@ -456,7 +456,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     grouped = A.reshape(input, (n, num_groups, per_group))
     dt = input._data.dtype
     k = grouped.shape[2]
-    normed = Nn.layer_norm(grouped, wrap(np.ones((k,), dt)), wrap(np.zeros((k,), dt)), 2, 2, eps)
+    normed = Nn.layer_norm(grouped, const(np.ones((k,), dt)), const(np.zeros((k,), dt)), 2, 2, eps)
     out = A.reshape(normed, input.shape)
     cs = (1, c) + (1,) * (input.ndim - 2)
     if weight is not None:
