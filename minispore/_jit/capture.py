@@ -60,6 +60,81 @@ class Guard:
         self.site = site
 
 
+class HostCall:
+    """A Cell run as Python at every replay (an optimizer: its Parameter writes are real eager
+    code). `ins` is the call's (args, kwargs) with each Tensor as ("v", value id) or ("obj",
+    Parameter or outside Tensor) and anything else as ("c", constant); its Tensor results
+    become values `outs`, its other results must equal the captured ones."""
+
+    __slots__ = ("cell", "expected", "in_ids", "ins", "metas", "outs", "site")
+
+    def __init__(self, cell, ins, outs, metas, expected, site):
+        self.cell = cell
+        self.ins = ins
+        self.in_ids = tuple(_host_values(ins))  # the value ids `run` takes, in order
+        self.outs = outs
+        self.metas = metas
+        self.expected = expected
+        self.site = site
+
+    def run(self, *arrays):
+        """Call the Cell on Tensors over `arrays` (the traced inputs, in `ins` order); the arrays
+        of its Tensor results. A result of another shape, dtype or Python value raises: the
+        Cell's writes have happened, so the call cannot be redone eagerly."""
+        it = iter(arrays)
+        args, kwargs = _host_build(self.ins, it)
+        out = self.cell(*args, **kwargs)
+        tensors, others = [], []
+        _host_flatten(out, tensors, others)
+        got = [(t._data.shape, t._data.dtype) for t in tensors]
+        if got != self.metas or not all(_same_python(a, b) for a, b in
+                                        zip(others, self.expected)):
+            raise RuntimeError(
+                f"For 'jit', the replayed call of {type(self.cell).__name__} (captured at "
+                f"{self.site}) returned other shapes, dtypes or values than when captured; it "
+                "has already updated its Parameters, so the step cannot be run again eagerly")
+        return [t._data for t in tensors]
+
+
+def _host_build(tree, arrays):
+    kind, x = tree
+    if kind == "v":
+        return _tape.wrap(next(arrays))
+    if kind in ("obj", "c"):
+        return x
+    if kind == "tuple":
+        return tuple([_host_build(t, arrays) for t in x])
+    if kind == "list":
+        return [_host_build(t, arrays) for t in x]
+    return {k: _host_build(t, arrays) for k, t in x}
+
+
+def _host_values(tree):
+    """The value ids of a HostCall's traced inputs, in the order `run` takes their arrays."""
+    kind, x = tree
+    if kind == "v":
+        yield x
+    elif kind in ("tuple", "list"):
+        for t in x:
+            yield from _host_values(t)
+    elif kind == "dict":
+        for _, t in x:
+            yield from _host_values(t)
+
+
+def _host_flatten(out, tensors, others):
+    if isinstance(out, Tensor):
+        tensors.append(out)
+    elif type(out) in (tuple, list):
+        for v in out:
+            _host_flatten(v, tensors, others)
+    elif type(out) is dict:
+        for v in out.values():
+            _host_flatten(v, tensors, others)
+    else:
+        others.append(out)
+
+
 def _is_random(prim):
     return any(c.__module__ == _RANDOM_MODULE for c in type(prim).__mro__)
 
@@ -135,6 +210,10 @@ class Trace:
                 shapes = ", ".join(str(list(s)) for s in step.shapes)
                 lines.append(f"  {outs} : {shapes} = {step.prim!r}({ins})"
                              + ("  rng" if step.rng else ""))
+            elif type(step) is HostCall:
+                ins = ", ".join(f"%{i}" for i in step.in_ids)
+                outs = ", ".join(f"%{i}" for i in step.outs) or "()"
+                lines.append(f"  {outs} = host {type(step.cell).__name__}({ins})  # {step.site}")
             else:
                 lines.append(f"  guard {step.method}(%{step.value}) == {step.expected!r}"
                              f"  # {step.site}")
@@ -169,6 +248,12 @@ class Trace:
                         _rng_restore(rng_state)
                         return None
                     vals[i] = o
+            elif type(step) is HostCall:
+                outs = step.run(*[vals[i] for i in step.in_ids])
+                for i, o in zip(step.outs, outs):
+                    vals[i] = o
+                for i, obj in self.refs:  # the Cell may have given a Parameter a new array
+                    vals[i] = obj._data
             else:
                 t = _tape.wrap(vals[step.value])
                 got = _ORIGINAL[step.method](t, *step.args)
@@ -251,6 +336,7 @@ class Recorder:
         self.n_values = 0
         self.escape = None
         self.in_conversion = 0
+        self.host_writes = 0  # write-clock ticks made by host calls (allowed writes)
         self.args = list(arg_tensors)
         self.n_args = len(self.args)
         for t in arg_tensors:
@@ -363,6 +449,9 @@ class Recorder:
             return
         try:
             if isinstance(t, Tensor):
+                if any(type(st) is HostCall for st in self.steps):
+                    self.fail("a tensor-to-Python conversion after a Cell run as a host call "
+                              "(its Parameter writes could not be undone on a guard miss)")
                 i = self.ref(t)
                 self.steps.append(Guard(i, method, args, result, user_site()))
         except Escape:
@@ -373,6 +462,52 @@ class Recorder:
                                               id(data) in self.values)
         self.made[id(t)] = (t, "traced" if traced else "library" if by_library else "const")
         self.keep.append(data)
+
+    # ---- Cells run as host calls (Cell._jit_host: optimizers) -------------------------------
+    def host_call(self, cell, args, kwargs):
+        """Run `cell` on (args, kwargs) eagerly, unrecorded, and record it as one HostCall."""
+        ins = None
+        if self.escape is None:
+            try:
+                ins = self._host_input(args, kwargs)
+            except Escape:
+                pass
+        clock = _writes.clock
+        prev = _tape._state.capture
+        _tape._state.capture = None
+        try:
+            out = cell._call_slow(args, kwargs)
+        finally:
+            _tape._state.capture = prev
+        self.host_writes += _writes.clock - clock
+        if ins is None:
+            return out
+        tensors, others = [], []
+        _host_flatten(out, tensors, others)
+        outs = []
+        for t in tensors:
+            self.fresh.pop(id(t), None)
+            self.keep.append(t)
+            outs.append(self._new_value(t._data))
+        metas = [(t._data.shape, t._data.dtype) for t in tensors]
+        self.steps.append(HostCall(cell, ins, tuple(outs), metas, others, user_site()))
+        return out
+
+    def _host_input(self, args, kwargs):
+        def conv(x):
+            if isinstance(x, Tensor):
+                i = self.ref(x)
+                if any(r[0] == i for r in self.refs):
+                    return ("obj", x)
+                return ("v", i)
+            if type(x) in (tuple, list):
+                return ("tuple" if type(x) is tuple else "list", [conv(v) for v in x])
+            if type(x) is dict:
+                return ("dict", [(k, conv(v)) for k, v in x.items()])
+            if type(x) is _ndarray or _holds_data(x):
+                self.fail("NumPy data passed to a Cell run as a host call")
+            return ("c", x)
+        return ("tuple", [conv(tuple(args)), conv(dict(kwargs))])
 
     # ---- the result -----------------------------------------------------------------------------
     def finish(self, result, args):
@@ -581,7 +716,7 @@ def capture(fn, args, kwargs, arg_tensors):
             _tape._capturing -= 1
         _tape._state.capture = prev
         uninstall()
-    if _writes.clock != clock:
+    if _writes.clock - clock != rec.host_writes:
         return result, None, (f"an in-place write while capturing (not captured yet), in "
                               f"{getattr(fn, '__qualname__', type(fn).__name__)}")
     try:

@@ -64,6 +64,14 @@ def lower(trace, guard_methods, same_python, rng_snapshot, rng_restore):
                 ns[f"s{i}"] = shp
                 body.append(f"if type(v{i}) is not _ndarray: v{i} = _asarray(v{i})")
                 body.append(f"if v{i}.shape != s{i}: {miss}")
+        elif hasattr(step, "cell"):  # a HostCall: the Cell runs as Python, then refs re-read
+            ns[f"h{n}"] = step.run
+            ins = "".join(f"v{i}, " for i in step.in_ids)
+            body.append(f"o = h{n}({ins})")
+            for m, i in enumerate(step.outs):
+                body.append(f"v{i} = o[{m}]")
+            for k, (i, _) in enumerate(trace.refs):
+                body.append(f"v{i} = r{k}._data")
         else:
             ns[f"g{n}"] = guard_methods[step.method]
             ns[f"e{n}"] = step.expected

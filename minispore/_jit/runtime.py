@@ -228,12 +228,16 @@ _cell_graphs = weakref.WeakKeyDictionary()
 
 
 def graph_call(cell, args, kwargs):
-    """`cell.construct(*args, **kwargs)` by capture and replay, one Jitted per Cell (for
-    `Cell.__call__` under GRAPH_MODE)."""
+    """`cell(*args, **kwargs)` by capture and replay, one Jitted per Cell (`Cell.__call__`
+    under GRAPH_MODE)."""
     jitted = _cell_graphs.get(cell)
     if jitted is None:
-        jitted = _cell_graphs[cell] = Jitted(type(cell).construct)
+        jitted = _cell_graphs[cell] = Jitted(_outermost_call)
     return jitted(cell, *args, **kwargs)
+
+
+def _outermost_call(cell, *args, **kwargs):
+    return cell._outermost_call(args, kwargs)
 
 
 def cell_stats(cell):
