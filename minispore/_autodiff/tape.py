@@ -167,6 +167,10 @@ def const(arr):
     t._data = arr if type(arr) is _ndarray else _asarray(arr)
     t._tape = None
     t._version = 0
+    if _capturing:
+        rec = _state.capture
+        if rec is not None:
+            rec.constant(t)
     return t
 
 

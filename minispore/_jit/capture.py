@@ -333,6 +333,7 @@ class Recorder:
         self.applied = set()  # the Nodes run by `apply`
         self.fresh = {}  # id(Tensor) -> Tensor wrapped from an array no value owns
         self.made = {}  # id(Tensor) -> Tensor built by Tensor(...) during the capture
+        self.consts = set()  # ids of the Tensors `tape.const` made during the capture
         self.n_values = 0
         self.escape = None
         self.in_conversion = 0
@@ -456,6 +457,16 @@ class Recorder:
                 self.steps.append(Guard(i, method, args, result, user_site()))
         except Escape:
             pass
+
+    def constant(self, t):
+        self.consts.add(id(t))
+        self.keep.append(t)
+
+    def outside_refs(self):
+        """The refs that existed before the capture and are not Parameters: Tensors the trace
+        reads by reference, which the caller must find in the function's state."""
+        return [obj for _, obj in self.refs if not isinstance(obj, Parameter)
+                and id(obj) not in self.consts and id(obj) not in self.made]
 
     def constructed(self, t, data, by_library):
         traced = isinstance(data, Tensor) or (type(data) is _ndarray and
@@ -701,7 +712,8 @@ def uninstall():
 
 
 def capture(fn, args, kwargs, arg_tensors):
-    """Run fn(*args, **kwargs) eagerly while recording. Returns (result, Trace or None, reason)."""
+    """Run fn(*args, **kwargs) eagerly while recording. Returns (result, Trace or None, reason,
+    the outside Tensors the trace reads by reference)."""
     rec = Recorder(arg_tensors)
     clock = _writes.clock
     install()
@@ -718,8 +730,8 @@ def capture(fn, args, kwargs, arg_tensors):
         uninstall()
     if _writes.clock - clock != rec.host_writes:
         return result, None, (f"an in-place write while capturing (not captured yet), in "
-                              f"{getattr(fn, '__qualname__', type(fn).__name__)}")
+                              f"{getattr(fn, '__qualname__', type(fn).__name__)}"), ()
     try:
-        return result, rec.finish(result, arg_tensors), None
+        return result, rec.finish(result, arg_tensors), None, rec.outside_refs()
     except Escape as e:
-        return result, None, str(e)
+        return result, None, str(e), ()
