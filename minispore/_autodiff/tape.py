@@ -174,6 +174,22 @@ def const(arr):
     return t
 
 
+def write_in_place(target, value):
+    """`target <- value` (a Tensor of its shape) in place, with the undo log and a version bump;
+    a graph-mode capture records it as a write that every replay makes again."""
+    if _capturing:
+        rec = _state.capture
+        if rec is not None:
+            rec.written(target, value)
+    arr = value._data
+    if hasattr(target, "_write"):  # a Parameter
+        target._write(arr)
+    else:
+        _writes.record(target)
+        np.copyto(target._data, arr, casting="unsafe")
+        _writes.bump_version(target)
+
+
 def _tracked(out, tape):
     slot = tape.n_slots
     tape.n_slots = slot + 1

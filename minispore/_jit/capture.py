@@ -96,6 +96,30 @@ class HostCall:
         return [t._data for t in tensors]
 
 
+def committed_miss(prim):
+    """The error for an output shape that differs from the captured one after the replay has
+    written Parameters (rerunning the call eagerly would write them twice)."""
+    return RuntimeError(f"For 'jit', '{prim.name}' gave another output shape than when captured, "
+                        "after the replay had already updated Parameters in place; the call "
+                        "cannot be redone eagerly (compute data-dependent shapes before the "
+                        "update)")
+
+
+class Write:
+    """An in-place write of value `value` into `target` (a Parameter or held Tensor: BatchNorm's
+    running statistics), made again at every replay with the undo log and a version bump."""
+
+    __slots__ = ("site", "target", "value")
+
+    def __init__(self, target, value, site):
+        self.target = target
+        self.value = value
+        self.site = site
+
+    def run(self, arr):
+        _tape.write_in_place(self.target, _tape.wrap(arr))
+
+
 def _host_build(tree, arrays):
     kind, x = tree
     if kind == "v":
@@ -189,7 +213,7 @@ class Trace:
         fn = self.fn
         if fn is None:
             self.fn, self.source = lower(self, _ORIGINAL, _same_python, _rng_snapshot,
-                                         _rng_restore)
+                                         _rng_restore, committed_miss)
             fn = self.fn
         outs = fn(arg_arrays)
         if outs is None:
@@ -210,6 +234,10 @@ class Trace:
                 shapes = ", ".join(str(list(s)) for s in step.shapes)
                 lines.append(f"  {outs} : {shapes} = {step.prim!r}({ins})"
                              + ("  rng" if step.rng else ""))
+            elif type(step) is Write:
+                name = getattr(step.target, "name", None)
+                what = f"param {name}" if isinstance(step.target, Parameter) else "external"
+                lines.append(f"  write {what} <- %{step.value}  # {step.site}")
             elif type(step) is HostCall:
                 ins = ", ".join(f"%{i}" for i in step.in_ids)
                 outs = ", ".join(f"%{i}" for i in step.outs) or "()"
@@ -230,6 +258,7 @@ class Trace:
                 return None
             vals[i] = a
         rng_state = _rng_snapshot(self) if self.has_rng else None
+        committed = False  # a write happened: a shape miss can no longer rerun the call
         for step in self.steps:
             if type(step) is Node:
                 arrays = [vals[i] if type(i) is int else i[1] for i in step.ins]
@@ -245,14 +274,20 @@ class Trace:
                     outs = [out if type(out) is _ndarray else np.asarray(out)]
                 for o, i, shp in zip(outs, step.outs, step.shapes):
                     if o.shape != shp:
+                        if committed:
+                            raise committed_miss(step.prim)
                         _rng_restore(rng_state)
                         return None
                     vals[i] = o
-            elif type(step) is HostCall:
-                outs = step.run(*[vals[i] for i in step.in_ids])
-                for i, o in zip(step.outs, outs):
-                    vals[i] = o
-                for i, obj in self.refs:  # the Cell may have given a Parameter a new array
+            elif type(step) in (HostCall, Write):
+                if type(step) is Write:
+                    step.run(vals[step.value])
+                else:
+                    outs = step.run(*[vals[i] for i in step.in_ids])
+                    for i, o in zip(step.outs, outs):
+                        vals[i] = o
+                committed = True
+                for i, obj in self.refs:  # a write may have given a Parameter a new array
                     vals[i] = obj._data
             else:
                 t = _tape.wrap(vals[step.value])
@@ -450,9 +485,10 @@ class Recorder:
             return
         try:
             if isinstance(t, Tensor):
-                if any(type(st) is HostCall for st in self.steps):
+                if any(type(st) in (HostCall, Write) for st in self.steps):
                     self.fail("a tensor-to-Python conversion after a Cell run as a host call "
-                              "(its Parameter writes could not be undone on a guard miss)")
+                              "or an in-place write (the writes could not be undone on a guard "
+                              "miss)")
                 i = self.ref(t)
                 self.steps.append(Guard(i, method, args, result, user_site()))
         except Escape:
@@ -503,6 +539,19 @@ class Recorder:
         metas = [(t._data.shape, t._data.dtype) for t in tensors]
         self.steps.append(HostCall(cell, ins, tuple(outs), metas, others, user_site()))
         return out
+
+    def written(self, target, value):
+        """`tape.write_in_place(target, value)` is about to run: record it as a Write."""
+        if self.escape is not None:
+            return
+        try:
+            i = self.ref(target)
+            if not any(r[0] == i for r in self.refs):
+                self.fail("an in-place write into a tensor the function computed")
+            self.steps.append(Write(target, self.ref(value), user_site()))
+            self.host_writes += 1  # the write's one version bump
+        except Escape:
+            pass
 
     def _host_input(self, args, kwargs):
         def conv(x):

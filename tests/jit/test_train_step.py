@@ -202,3 +202,32 @@ def test_gradient_of_a_parameter_argument_with_fullgraph():
     for x, _ in _batches(3, (2, 3), 3):
         assert same(grad(x, w), jitted(x))
     assert jitted.stats["replays"] == 2
+
+
+def test_batchnorm_statistics_are_written_at_every_replay():
+    def make():
+        return nn.SequentialCell([nn.Conv2d(1, 4, 3), nn.BatchNorm2d(4), nn.ReLU(),
+                                  nn.Flatten(), nn.Dense(4 * 6 * 6, 10)])
+    batches = _batches(4, (3, 1, 6, 6), 10)
+    runs = []
+    for mode in (ms.PYNATIVE_MODE, ms.GRAPH_MODE):
+        ms.set_context(mode=mode)
+        try:
+            ms.set_seed(0)
+            net = make()
+            step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.SoftmaxCrossEntropyWithLogits(
+                sparse=True, reduction="mean")), nn.Momentum(net.trainable_params(), 0.01, 0.9))
+            step.set_train()
+            bn = net[1]
+            versions = []
+            for x, y in batches:
+                step(x, y)
+                versions.append(bn.moving_mean._version)
+            runs.append(([p.asnumpy().copy() for p in net.get_parameters()], versions,
+                         cell_stats(step)))
+        finally:
+            ms.set_context(mode=ms.PYNATIVE_MODE)
+    (eager, v1, _), (graph, v2, stats) = runs
+    assert _equal_params(eager, graph)  # the moving statistics included
+    assert len(set(v2)) == len(v2)  # every replay bumped the running mean's version
+    assert stats["replays"] == 3 and stats["fallbacks"] == {}

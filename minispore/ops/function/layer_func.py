@@ -4,9 +4,8 @@ import math
 
 import numpy as np
 
-from ..._autodiff.tape import apply, const, wrap
+from ..._autodiff.tape import apply, const, wrap, write_in_place
 from ..._validator import check_bool, check_float_range, check_one_of, check_positive_int
-from ...common import _writes
 from ...common import dtype as mstype
 from ...common.seed import generator
 from ...common.tensor import Tensor
@@ -410,9 +409,8 @@ def batch_norm(input_x, running_mean, running_var, weight, bias, training=False,
         y, mean, var = apply(Nn.BatchNormTraining(eps), (input_x, weight, bias))
         m = input_x.size // c if c else 0
         if m:  # an empty batch has no statistics: the running ones stay
-            unbiased = var._data * (m / max(m - 1, 1))
-            _blend(running_mean, mean._data, momentum)
-            _blend(running_var, unbiased, momentum)
+            _blend(running_mean, wrap(mean._data), momentum)
+            _blend(running_var, wrap(var._data) * (m / max(m - 1, 1)), momentum)
         return y
     cs = (1, c) + (1,) * (input_x.ndim - 2)
     scale = weight * M.rsqrt(running_var + eps)
@@ -420,14 +418,12 @@ def batch_norm(input_x, running_mean, running_var, weight, bias, training=False,
 
 
 def _blend(running, batch, momentum):
-    """running <- (1 - momentum) * running + momentum * batch, in place (a version bump)."""
-    new = running._data * (1 - momentum) + batch.astype(running._data.dtype) * momentum
-    if isinstance(running, Tensor) and hasattr(running, "_write"):
-        running._write(new)
-    else:
-        _writes.record(running)
-        np.copyto(running._data, new)
-        _writes.bump_version(running)
+    """running <- (1 - momentum) * running + momentum * batch (an untracked Tensor), in place
+    (a version bump), by ops a graph capture records."""
+    dt = running._data.dtype
+    if batch._data.dtype != dt:
+        batch = M.cast(batch, dt)
+    write_in_place(running, running * (1 - momentum) + batch * momentum)
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
