@@ -346,7 +346,7 @@ def roll(input, shifts, dims=None):
         d = normalize_axis(d, input.ndim, "roll")
         n = input.shape[d]
         if n:
-            out = A.gather(out, (np.arange(n) - s) % n, d)
+            out = A.gather(out, const((np.arange(n) - s) % n), d)
     return out
 
 
@@ -358,7 +358,7 @@ def _triangle(input, diagonal, lower, op):
     ones = np.ones(input.shape[-2:], bool)
     mask = np.tril(ones, diagonal) if lower else np.triu(ones, diagonal)
     zero = const(np.zeros((), input._data.dtype))
-    return M.select(wrap(mask), input, zero)
+    return M.select(const(mask), input, zero)
 
 
 def tril(input, diagonal=0):
@@ -583,7 +583,7 @@ def pad(input_x, padding, mode="constant", value=None):
         pairs[input_x.ndim - 1 - k] = (padding[2 * k], padding[2 * k + 1])
     if mode == "constant":
         if isinstance(value, Tensor):
-            value = value._data.item()
+            value = value.item()  # the method: a graph capture guards the value it reads
         return A.pad(input_x, pairs, 0 if value is None else value)
     out = input_x
     for axis, (before, after) in enumerate(pairs):
@@ -608,7 +608,7 @@ def pad(input_x, padding, mode="constant", value=None):
                 raise ValueError(f"For 'pad' in 'circular' mode, padding ({before}, {after}) "
                                  f"must not exceed the size {n} of axis {axis}")
             idx = idx % n
-        out = A.gather(out, idx, axis)
+        out = A.gather(out, const(idx), axis)
     return out
 
 

@@ -15,6 +15,7 @@ from ..operations import math_ops as M
 from ..operations import reduce_ops as R
 from ..operations import linalg_ops as L
 from ..operations import norm_ops as Nn
+from ..operations import random_ops as RandomOps
 from ..primitive import Primitive, shared
 from ._checks import _tensor
 from . import math_func as MF
@@ -358,8 +359,7 @@ def _keep_mask(shape, p, dtype, seed):
     """A constant mask: 0 with probability p, else 1 / (1 - p) (survivors are rescaled)."""
     if p == 1.0:
         return const(np.zeros(shape, dtype))
-    keep = generator(seed).random(shape) >= p
-    return wrap((keep / (1.0 - p)).astype(dtype))
+    return apply(shared(RandomOps.DropoutKeep, tuple(shape), p, np.dtype(dtype), seed), ())
 
 
 def dropout(input, p=0.5, training=True, seed=None):

@@ -18,9 +18,10 @@ from ..operations import math_ops as M
 from ..operations import reduce_ops as R
 from ..operations import linalg_ops as L
 from ..operations import nn_ops as N
+from ..operations import random_ops as RO
 from ..operations._kernels import normalize_axis
 from . import math_func as F
-from ..primitive import Primitive
+from ..primitive import Primitive, shared
 from . import array_func as AF
 from ._checks import _tensor
 from .linalg_func import einsum
@@ -925,8 +926,7 @@ def _channel_keep(x, keep_prob):
     shape = x.shape[:2] + (1,) * (x.ndim - 2)
     if keep_prob == 0:
         return const(np.zeros(shape, x._data.dtype))
-    keep = generator().random(shape) < keep_prob
-    return wrap((keep / keep_prob).astype(x._data.dtype))
+    return apply(shared(RO.DropoutKeep, shape, keep_prob, x._data.dtype, None, True), ())
 
 
 def mse_loss_ext(input, target, reduction="mean"):
