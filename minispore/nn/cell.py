@@ -17,6 +17,7 @@ from .._autodiff.tape import compute_in, recording
 from .._jit import graph_call
 from .._validator import check_type
 from ..common import _writes, dtype as mstype
+from ..common import seed as _seed
 from ..common.parameter import Parameter, ParameterTuple
 from ..common.tensor import Tensor
 from ..ops.operations.math_ops import cast
@@ -349,6 +350,28 @@ class Cell:
     def get_inputs(self):
         """The inputs given to `set_inputs`, or None."""
         return self.__dict__.get("_declared_inputs")
+
+    def compile(self, *args, **kwargs):
+        """Capture this Cell's graph for these inputs, as GRAPH_MODE does on a first call, so the
+        next call with inputs of the same signature replays it. The capture runs `construct`
+        once; every Parameter's value and the random streams are then put back, so nothing
+        that the call wrote stays written."""
+        params = self.get_parameters()
+        saved = [(p, p._data.copy()) for p in params]
+        rng = _seed.get_rng_state()
+        try:
+            graph_call(self, args, kwargs)
+        finally:
+            for p, value in saved:
+                if p._data.shape != value.shape or not np.array_equal(p._data, value,
+                                                                      equal_nan=True):
+                    p._write(value)
+            _seed.set_rng_state(rng)
+
+    def compile_and_run(self, *args, **kwargs):
+        """Run this Cell through its graph (captured on the first call for an input signature,
+        replayed after), in either mode; returns the outputs."""
+        return graph_call(self, args, kwargs)
 
     def shard(self, in_strategy, out_strategy=None, parameter_plan=None):
         """MindSpore's operator-sharding plan for semi-automatic parallel runs. One process holds

@@ -274,3 +274,26 @@ def test_graph_mode_models_replay_bitwise(make_net, batches):
         make_net, batches, lambda ps: nn.Adam(ps, 1e-3))
     assert all(same(a, b) for a, b in zip(l1, l2)) and _equal_params(p1, p2)
     assert stats["replays"] == len(batches) - 1 and stats["fallbacks"] == {}
+
+
+def test_cell_compile_changes_nothing_and_the_next_call_replays():
+    def make():
+        ms.set_seed(0)
+        net = nn.SequentialCell([nn.Dense(4, 8), nn.BatchNorm1d(8), nn.Dropout(p=0.5),
+                                 nn.Dense(8, 3)])
+        step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.SoftmaxCrossEntropyWithLogits(
+            sparse=True, reduction="mean")), nn.Momentum(net.trainable_params(), 0.1, 0.9))
+        step.set_train()
+        return step
+    (x, y), = _batches(1, (6, 4), 3)
+    eager = make()
+    expected = eager(x, y)
+    step = make()
+    before = [p.asnumpy().copy() for p in step.get_parameters()]
+    step.compile(x, y)
+    assert _equal_params(before, [p.asnumpy() for p in step.get_parameters()])  # BN stats too
+    assert cell_stats(step)["captures"] == 1
+    assert same(expected, step.compile_and_run(x, y))  # the random stream was put back too
+    assert _equal_params([p.asnumpy() for p in eager.get_parameters()],
+                         [p.asnumpy() for p in step.get_parameters()])
+    assert cell_stats(step)["replays"] == 1
