@@ -297,3 +297,27 @@ def test_cell_compile_changes_nothing_and_the_next_call_replays():
     assert _equal_params([p.asnumpy() for p in eager.get_parameters()],
                          [p.asnumpy() for p in step.get_parameters()])
     assert cell_stats(step)["replays"] == 1
+
+
+def test_graph_mode_attention_with_padding_masks_replays_bitwise():
+    class Masked(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.emb = nn.Embedding(50, 16)
+            self.attn = nn.MultiheadAttention(16, 2, batch_first=True)
+            self.fc = nn.Dense(16, 5)
+
+        def construct(self, x):
+            h = self.emb(x)
+            out, _ = self.attn(h, h, h, key_padding_mask=x == 0)
+            return self.fc(out.mean(1))
+    rng = np.random.default_rng(2)
+    batches = []
+    for _ in range(4):
+        tokens = rng.integers(1, 50, (4, 7)).astype(np.int32)
+        tokens[:, 5:] *= rng.integers(0, 2, (4, 1)).astype(np.int32)  # padded tails
+        batches.append((Tensor(tokens), Tensor(rng.integers(0, 5, 4).astype(np.int32))))
+    (l1, p1, _), (l2, p2, stats) = _graph_and_pynative(Masked, batches,
+                                                       lambda ps: nn.Adam(ps, 1e-3))
+    assert all(same(a, b) for a, b in zip(l1, l2)) and _equal_params(p1, p2)
+    assert stats["replays"] == 3 and stats["fallbacks"] == {}
