@@ -105,6 +105,7 @@ class Trace:
         "refs",
         "source",
         "steps",
+        "value_meta",
         "views",
     )
 
@@ -249,6 +250,7 @@ class Recorder:
         self.fresh = {}  # id(Tensor) -> Tensor wrapped from an array no value owns
         self.made = {}  # id(Tensor) -> Tensor built by Tensor(...) during the capture
         self.n_values = 0
+        self.value_meta = []  # value id -> (shape, dtype) as captured
         self.escape = None
         self.in_conversion = 0
         self.args = list(arg_tensors)
@@ -261,6 +263,7 @@ class Recorder:
         self.n_values = i + 1
         self.values[id(arr)] = i
         self.keep.append(arr)
+        self.value_meta.append((arr.shape, arr.dtype))
         return i
 
     def fail(self, reason):
@@ -406,6 +409,7 @@ class Recorder:
         tr.views = views
         tr.has_rng = any(type(s) is Node and s.rng for s in self.steps)
         tr.n_values = self.n_values
+        tr.value_meta = self.value_meta
         tr.out_ids = sorted({i for i in _leaves(tree)})
         tr.fn = tr.source = None  # generated at the first replay
         return tr
