@@ -5,6 +5,9 @@ fixpoint driver `optimize` (docs/graph_mode.md, "Passes").
 Every pass keeps replay bitwise equal to eager execution. The rules they share:
 - Output values are never renamed, folded or removed (a returned Tensor must own fresh memory);
   guard inputs may be renamed to an equal value, never replaced by a constant.
+- Nor is a value an output may be a view of (through nodes that can return a view of an input:
+  every primitive outside FRESH), so a returned Tensor never becomes a view of an argument, a
+  Parameter, a constant or another output where eager gave it memory of its own.
 - Random nodes are never removed, merged or folded: a dead draw still advances the stream.
 - A Node carrying fields this module does not know (an effect kind added later), or any step that
   is neither a Node nor a Guard, is kept as it is: never removed, merged, folded or rewritten, and
@@ -21,7 +24,19 @@ from .._quiet import quiet
 from ..common import dtype as mstype
 from ..ops.operations.array_ops import Reshape, Transpose
 from ..ops.operations.math_ops import Add, Cast, Mul, Neg, RealDiv, Sub
-from .capture import Guard, Node, Trace
+from ..ops.primitive import PRIMITIVES
+from .capture import Guard, Node
+
+# Primitives whose forward always returns new memory, never a view of an input (checked on every
+# spec of theirs by tests/jit/test_passes.py). Any other primitive, a subclass included, may.
+FRESH = frozenset(PRIMITIVES[name] for name in (
+    "Add", "Sub", "Mul", "RealDiv", "FloorDiv", "Neg", "Exp", "Log", "Log1p", "Expm1", "Sqrt",
+    "Rsqrt", "Square", "Abs", "Sign", "Floor", "Sin", "Cos", "Erf", "Reciprocal", "Pow",
+    "Maximum", "Minimum", "SquaredDifference", "Cast", "Select", "Equal", "NotEqual", "Greater",
+    "GreaterEqual", "Less", "LessEqual", "ClipByValue", "Tanh", "Sigmoid", "ReLU", "Softmax",
+    "LogSoftmax", "GeLU", "Softplus", "Dense", "ReluGrad", "TanhGrad", "SigmoidGrad",
+    "SoftmaxGrad", "GeLUGrad", "LayerNorm", "MatMul", "BatchMatMul", "ReduceSum", "ReduceMean",
+    "ReduceMax", "ReduceMin", "ReduceProd", "Concat", "Stack"))
 
 _ndarray = np.ndarray
 # Node fields whose meaning the passes know; any other field set to a truthy value marks an effect.
@@ -97,6 +112,20 @@ def _resolve(mapping, x):
     while type(x) is int and x in mapping:
         x = mapping[x]
     return x
+
+
+def _may_alias(node):
+    return type(node.prim) not in FRESH
+
+
+def output_aliases(trace):
+    """The values an output may share memory with: the outputs, then, backwards, the inputs of
+    every node outside FRESH one of whose outputs is among them."""
+    reach = set(trace.out_ids)
+    for step in reversed(trace.steps):
+        if type(step) is Node and _may_alias(step) and any(i in reach for i in step.outs):
+            reach.update(x for x in step.ins if type(x) is int)
+    return reach
 
 
 def _last_uses(trace):
@@ -186,10 +215,12 @@ def node_key(node):
 
 def cse(trace):
     """Merge a node into an earlier one with the same primitive, attributes, casts and inputs
-    (not across a barrier; never random or effect nodes; never a node whose output is returned)."""
+    (not across a barrier; never random or effect nodes; never when outputs may be views of both,
+    which would make two returned Tensors share memory)."""
     if not _optimizable(trace):
         return trace
-    pinned = set(trace.out_ids)
+    pinned = output_aliases(trace)
+    producer = {}
     seen = {}
     mapping = {}
     steps = []
@@ -202,18 +233,34 @@ def cse(trace):
             elif not _effectful(step):
                 key = node_key(step)
                 first = seen.get(key)
-                if first is not None and not any(i in pinned for i in step.outs):
+                if first is not None and not (any(i in pinned for i in step.outs) and
+                                              any(j in pinned for j in first.outs)):
                     for i, j in zip(step.outs, first.outs):
                         mapping[i] = j
+                        if i in pinned:
+                            _pin_sources(j, producer, pinned)
                     continue
                 if first is None:
                     seen[key] = step
+            for i in step.outs:
+                producer[i] = step
         elif type(step) is Guard and step.value in mapping:
             step = _copy(step, value=_resolve(mapping, step.value))
         steps.append(step)
     if not mapping:
         return trace
     return _with_steps(trace, steps)
+
+
+def _pin_sources(v, producer, pinned):
+    """Mark `v` and what it may be a view of (back through nodes outside FRESH) as aliased."""
+    stack = [v]
+    while stack:
+        v = stack.pop()
+        pinned.add(v)
+        node = producer.get(v)
+        if node is not None and _may_alias(node):
+            stack.extend(x for x in node.ins if type(x) is int and x not in pinned)
 
 
 # ---- constant folding ---------------------------------------------------------------------------
@@ -250,10 +297,10 @@ def _fold_value(node, arrays):
 def fold(trace):
     """Run each pure node whose inputs are all constants at compile time, with its own forward
     (same code, same bits), and make its outputs constants of the nodes that use them. Nodes
-    whose outputs are returned or guarded are left to run."""
+    whose outputs are guarded, or that an output may be a view of, are left to run."""
     if not _optimizable(trace):
         return trace
-    pinned = set(trace.out_ids)
+    pinned = output_aliases(trace)
     pinned.update(s.value for s in trace.steps if type(s) is Guard)
     mapping = {}
     steps = []
@@ -383,12 +430,12 @@ def simplify(trace):
     x-(+0.0), x+(-0.0), -0.0+x, integer x+0 and x-0, transpose of transpose to identity, reshape
     to the same shape, cast to the same dtype, double negation. A rewrite makes the node's output
     the same value as its input, and applies only when their shapes and dtypes are equal, no cast
-    of the call path applies, the output is not returned, and no barrier lies between the first
+    of the call path applies, no output may be a view of the output, and no barrier lies between the first
     matched node and the output's last use."""
     meta = getattr(trace, "value_meta", None)
     if meta is None or not _optimizable(trace):
         return trace
-    pinned = set(trace.out_ids)
+    pinned = output_aliases(trace)
     barriers = [pos for pos, s in enumerate(trace.steps) if _barrier(s)]
     last = _last_uses(trace)
     producer, position = {}, {}
