@@ -52,11 +52,20 @@ def _slots(cls):
     return names
 
 
+_extra = {}
+
+
+def _unknown_fields(cls):
+    key = (cls, KNOWN_NODE_FIELDS)
+    names = _extra.get(key)
+    if names is None:
+        names = _extra[key] = tuple([f for f in _slots(cls) if f not in KNOWN_NODE_FIELDS])
+    return names
+
+
 def _effectful(node):
     """A Node the passes must keep as it is: a random draw, or a field they do not know."""
-    if node.rng:
-        return True
-    return any(getattr(node, f, None) for f in _slots(type(node)) if f not in KNOWN_NODE_FIELDS)
+    return node.rng or _barrier(node)
 
 
 def _barrier(step):
@@ -66,7 +75,7 @@ def _barrier(step):
         return False
     if type(step) is not Node:
         return True
-    return any(getattr(step, f, None) for f in _slots(type(step)) if f not in KNOWN_NODE_FIELDS)
+    return any(getattr(step, f, None) for f in _unknown_fields(Node))
 
 
 def _optimizable(trace):
@@ -425,13 +434,26 @@ SIMPLIFY_RULES = {
 }
 
 
+# Rewrites whose result is a view of x with x's own strides (any x). The others replace a new
+# array NumPy laid out in x's axis order (`order="K"`) by x itself: the same strides only when x
+# is itself new, dense memory, so they need x made by a FRESH primitive. A broadcast or otherwise
+# strided argument would change the order a later reduction adds in, and so its bits.
+SAME_STRIDES = frozenset((Transpose, Reshape))
+
+
+def _fresh_value(x, producer):
+    node = producer.get(x)
+    return node is not None and type(node.prim) in FRESH and not _barrier(node)
+
+
 def simplify(trace):
     """Exact rewrites only (SIMPLIFY_RULES, matched on the exact primitive class): x*1, 1*x, x/1,
     x-(+0.0), x+(-0.0), -0.0+x, integer x+0 and x-0, transpose of transpose to identity, reshape
     to the same shape, cast to the same dtype, double negation. A rewrite makes the node's output
-    the same value as its input, and applies only when their shapes and dtypes are equal, no cast
-    of the call path applies, no output may be a view of the output, and no barrier lies between the first
-    matched node and the output's last use."""
+    the same value as x and applies only when the two have equal shapes and dtypes, x has the
+    strides the output would have had (SAME_STRIDES, or x made by a FRESH primitive), the call
+    path cast nothing, no output may be a view of the node's output, and no barrier lies between
+    the first matched node and the output's last use."""
     meta = getattr(trace, "value_meta", None)
     if meta is None or not _optimizable(trace):
         return trace
@@ -459,6 +481,8 @@ def simplify(trace):
         except Exception:  # noqa: BLE001 (an unusual constant: no rewrite)
             x = None
         if x is None or meta[x] != meta[y]:
+            continue
+        if type(step.prim) not in SAME_STRIDES and not _fresh_value(x, producer):
             continue
         start = min([pos] + [position.get(v, pos) for v in step.ins if type(v) is int])
         end = last.get(y, pos)

@@ -19,7 +19,7 @@ def graphs_context():
 
 
 def predict(x):
-    y = ops.tanh(x * 1)
+    y = ops.tanh(-x * 1)
     unused = ops.exp(y)  # noqa: F841
     return ops.softmax(y, -1)
 
@@ -31,13 +31,13 @@ def test_ir_stages_show_the_trace_before_and_after_the_passes():
     [captured] = jitted.ir("captured")
     [optimized] = jitted.ir("optimized")
     [source] = jitted.ir("replay")
-    assert captured.startswith("# graph predict  trace 0  stage captured  nodes 4 (captured 4)")
-    assert optimized.startswith("# graph predict  trace 0  stage optimized  nodes 2 (captured 4)")
+    assert captured.startswith("# graph predict  trace 0  stage captured  nodes 5 (captured 5)")
+    assert optimized.startswith("# graph predict  trace 0  stage optimized  nodes 3 (captured 5)")
     assert "Prim[Exp]" in captured and "Prim[Exp]" not in optimized
     assert "Prim[Mul]" not in optimized and "Prim[Softmax]<axis=-1>" in optimized
     assert optimized.split("\n", 1)[1] == jitted.graphs()[0] + "\n"
-    assert source.startswith("def replay(args):") and source.count("= f") == 2
-    assert jitted.stats["nodes"] == [(4, 2)]
+    assert source.startswith("def replay(args):") and source.count("= f") == 3
+    assert jitted.stats["nodes"] == [(5, 3)]
     jitted(Tensor(np.full((2, 3), -0.5, np.float32)))
     assert jitted.stats["replays"] == 1 and jitted.ir("replay") == [source]
     with pytest.raises(ValueError, match="'stage' must be one of"):
