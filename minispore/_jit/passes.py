@@ -6,10 +6,10 @@ Every pass keeps replay bitwise equal to eager execution. The rules they share:
 - Output values are never renamed, folded or removed (a returned Tensor must own fresh memory);
   guard inputs may be renamed to an equal value, never replaced by a constant.
 - Nor is a value an output may be a view of (through nodes that can return a view of an input:
-  every primitive outside FRESH), so a returned Tensor never becomes a view of an argument, a
+  every primitive outside plan.FRESH), so a returned Tensor never becomes a view of an argument, a
   Parameter, a constant or another output where eager gave it memory of its own.
 - Random nodes are never removed, merged or folded: a dead draw still advances the stream.
-- A Node carrying fields this module does not know (an effect kind added later), or any step that
+- A Node carrying fields this module does not know (plan.KNOWN_NODE_FIELDS; an effect kind), or any step that
   is neither a Node nor a Guard, is kept as it is: never removed, merged, folded or rewritten, and
   no value is renamed across it (it may write memory that a renamed use would then read).
 - A pass returns the very Trace it got when it changes nothing, so the driver stops on identity.
@@ -24,43 +24,12 @@ from .._quiet import quiet
 from ..common import dtype as mstype
 from ..ops.operations.array_ops import Reshape, Transpose
 from ..ops.operations.math_ops import Add, Cast, Mul, Neg, RealDiv, Sub
-from ..ops.primitive import PRIMITIVES
+from . import plan as _plan
 from .capture import Guard, Node
 
-# Primitives whose forward always returns new memory, never a view of an input (checked on every
-# spec of theirs by tests/jit/test_passes.py). Any other primitive, a subclass included, may.
-FRESH = frozenset(PRIMITIVES[name] for name in (
-    "Add", "Sub", "Mul", "RealDiv", "FloorDiv", "Neg", "Exp", "Log", "Log1p", "Expm1", "Sqrt",
-    "Rsqrt", "Square", "Abs", "Sign", "Floor", "Sin", "Cos", "Erf", "Reciprocal", "Pow",
-    "Maximum", "Minimum", "SquaredDifference", "Cast", "Select", "Equal", "NotEqual", "Greater",
-    "GreaterEqual", "Less", "LessEqual", "ClipByValue", "Tanh", "Sigmoid", "ReLU", "Softmax",
-    "LogSoftmax", "GeLU", "Softplus", "Dense", "ReluGrad", "TanhGrad", "SigmoidGrad",
-    "SoftmaxGrad", "GeLUGrad", "LayerNorm", "MatMul", "BatchMatMul", "ReduceSum", "ReduceMean",
-    "ReduceMax", "ReduceMin", "ReduceProd", "Concat", "Stack"))
-
 _ndarray = np.ndarray
-# Node fields whose meaning the passes know; any other field set to a truthy value marks an effect.
-KNOWN_NODE_FIELDS = frozenset(("casts", "ins", "multi", "outs", "prim", "quiet", "rng", "shapes"))
 FOLD_MAX_BYTES = 1 << 20  # a folded constant lives as long as its trace
 MAX_ROUNDS = 8
-
-
-def _slots(cls):
-    names = []
-    for klass in reversed(cls.__mro__):
-        names.extend(getattr(klass, "__slots__", ()))
-    return names
-
-
-_extra = {}
-
-
-def _unknown_fields(cls):
-    key = (cls, KNOWN_NODE_FIELDS)
-    names = _extra.get(key)
-    if names is None:
-        names = _extra[key] = tuple([f for f in _slots(cls) if f not in KNOWN_NODE_FIELDS])
-    return names
 
 
 def _effectful(node):
@@ -75,7 +44,7 @@ def _barrier(step):
         return False
     if type(step) is not Node:
         return True
-    return any(getattr(step, f, None) for f in _unknown_fields(Node))
+    return any(getattr(step, f, None) for f in _plan.unknown_fields(Node))
 
 
 def _optimizable(trace):
@@ -91,7 +60,7 @@ def node_count(trace):
 
 def _copy(obj, **changes):
     new = object.__new__(type(obj))
-    for name in _slots(type(obj)):
+    for name in _plan.slots(type(obj)):
         if name in changes:
             setattr(new, name, changes[name])
         elif hasattr(obj, name):
@@ -121,20 +90,6 @@ def _resolve(mapping, x):
     while type(x) is int and x in mapping:
         x = mapping[x]
     return x
-
-
-def _may_alias(node):
-    return type(node.prim) not in FRESH
-
-
-def output_aliases(trace):
-    """The values an output may share memory with: the outputs, then, backwards, the inputs of
-    every node outside FRESH one of whose outputs is among them."""
-    reach = set(trace.out_ids)
-    for step in reversed(trace.steps):
-        if type(step) is Node and _may_alias(step) and any(i in reach for i in step.outs):
-            reach.update(x for x in step.ins if type(x) is int)
-    return reach
 
 
 def _last_uses(trace):
@@ -228,7 +183,7 @@ def cse(trace):
     which would make two returned Tensors share memory)."""
     if not _optimizable(trace):
         return trace
-    pinned = output_aliases(trace)
+    pinned = _plan.output_aliases(trace)
     producer = {}
     seen = {}
     mapping = {}
@@ -268,7 +223,7 @@ def _pin_sources(v, producer, pinned):
         v = stack.pop()
         pinned.add(v)
         node = producer.get(v)
-        if node is not None and _may_alias(node):
+        if node is not None and _plan.may_alias(node):
             stack.extend(x for x in node.ins if type(x) is int and x not in pinned)
 
 
@@ -309,7 +264,7 @@ def fold(trace):
     whose outputs are guarded, or that an output may be a view of, are left to run."""
     if not _optimizable(trace):
         return trace
-    pinned = output_aliases(trace)
+    pinned = _plan.output_aliases(trace)
     pinned.update(s.value for s in trace.steps if type(s) is Guard)
     mapping = {}
     steps = []
@@ -443,7 +398,7 @@ SAME_STRIDES = frozenset((Transpose, Reshape))
 
 def _fresh_value(x, producer):
     node = producer.get(x)
-    return node is not None and type(node.prim) in FRESH and not _barrier(node)
+    return node is not None and type(node.prim) in _plan.FRESH and not _barrier(node)
 
 
 def simplify(trace):
@@ -457,7 +412,7 @@ def simplify(trace):
     meta = getattr(trace, "value_meta", None)
     if meta is None or not _optimizable(trace):
         return trace
-    pinned = output_aliases(trace)
+    pinned = _plan.output_aliases(trace)
     barriers = [pos for pos, s in enumerate(trace.steps) if _barrier(s)]
     last = _last_uses(trace)
     producer, position = {}, {}

@@ -36,7 +36,8 @@ def test_ir_stages_show_the_trace_before_and_after_the_passes():
     assert "Prim[Exp]" in captured and "Prim[Exp]" not in optimized
     assert "Prim[Mul]" not in optimized and "Prim[Softmax]<axis=-1>" in optimized
     assert optimized.split("\n", 1)[1] == jitted.graphs()[0] + "\n"
-    assert source.startswith("def replay(args):") and source.count("= f") == 3
+    assert source.startswith("def replay(args):")
+    assert len(set(re.findall(r"\bf(\d+)\(", source))) == 3  # three primitives called
     assert jitted.stats["nodes"] == [(5, 3)]
     jitted(Tensor(np.full((2, 3), -0.5, np.float32)))
     assert jitted.stats["replays"] == 1 and jitted.ir("replay") == [source]

@@ -8,10 +8,10 @@ from hypothesis import strategies as st
 
 import minispore as ms
 from minispore import Tensor, ops
-from minispore._jit import capture as capture_module
-from minispore._jit import passes
-from minispore._jit.capture import _ORIGINAL, Guard, Node, Trace
 from minispore._autodiff import tape
+from minispore._jit import capture as capture_module
+from minispore._jit import passes, plan
+from minispore._jit.capture import _ORIGINAL, Guard, Node, Trace
 from minispore.ops.operations.array_ops import Reshape, Transpose
 from minispore.ops.operations.math_ops import Add, Cast, Exp, Mul, Neg, RealDiv, Square, Sub
 from minispore.ops.operations.nn_ops import Softmax, Tanh
@@ -286,7 +286,7 @@ def test_a_broadcast_argument_sums_as_in_eager():
     assert view._data.strides[1] == 0
 
     def fn(x):
-        return (x * 1).sum(), ops.cast(x, ms.float32).sum(), (-(-x)).sum()
+        return (x * 1).sum(), ops.cast(x, ms.float32).sum(), ops.neg(ops.neg(x)).sum()
     jitted = ms.jit(fn)
     jitted(Tensor(np.ascontiguousarray(view._data)))
     assert same(fn(view), jitted(view)) and jitted.stats["replays"] == 1
@@ -369,7 +369,7 @@ def test_guards_follow_a_renamed_value():
     g.guard(y)
     tr = g.trace(g.op(Exp(), y))
     new = passes.optimize(tr)
-    guard = [s for s in new.steps if type(s) is Guard][0]
+    guard = next(s for s in new.steps if type(s) is Guard)
     assert guard.value == v and prims(new) == ["Neg", "Exp"]
     assert_bitwise(run(new, SPECIAL), run(tr, SPECIAL))
     changed = SPECIAL.copy()
@@ -390,7 +390,7 @@ def test_a_node_with_an_unknown_field_is_kept_and_nothing_crosses_it(monkeypatch
     g.op(Exp(), 0, quiet=True)  # another one, after y
     tr = g.trace(g.op(Add(), g.op(Add(), a, b, quiet=False), g.op(Neg(), y, quiet=False),
                       quiet=False))
-    monkeypatch.setattr(passes, "KNOWN_NODE_FIELDS", passes.KNOWN_NODE_FIELDS - {"quiet"})
+    monkeypatch.setattr(plan, "KNOWN_NODE_FIELDS", plan.KNOWN_NODE_FIELDS - {"quiet"})
     assert passes.optimize(tr) is tr
     monkeypatch.undo()
     assert prims(passes.optimize(tr)) == ["Tanh", "Add", "Neg", "Add"]
@@ -454,7 +454,7 @@ def test_redundant_function_shrinks_and_equals_eager():
         b = ops.tanh(x * 1 + y)
         unused = ops.exp(a) * 3  # noqa: F841
         z = (a * b).T.T.reshape(x.shape)
-        return ops.softmax(-(-z) / 1, -1), z - 0.0
+        return ops.softmax(ops.neg(ops.neg(z)) / 1, -1), z - 0.0
     rng = np.random.default_rng(0)
     x, y = fresh(rng), fresh(rng)
     jitted, before, after = captured(fn, x, y)
@@ -496,7 +496,7 @@ def test_a_jitted_view_of_a_simplified_value_is_not_a_view_of_the_argument():
     jitted = ms.jit(lambda x: ((x * 1).reshape(8), ops.exp(x * 1)))
     x = Tensor(SPECIAL.copy())
     jitted(x)
-    out, e = jitted(x)
+    out, _ = jitted(x)
     assert jitted.stats["replays"] == 1 and jitted.stats["nodes"] == [(4, 3)]
     assert not np.may_share_memory(out.asnumpy(), x.asnumpy())
     out[0] = 5.0
@@ -532,19 +532,19 @@ def _spec_aliasing(spec, data):
     capture_module.Recorder.record = record
     try:
         capture_module.capture(lambda *r: spec.call(attrs, *r), row, {}, tensors)
-    except Exception:  # noqa: BLE001 (a spec drawn to raise says nothing about aliasing)
+    except Exception:  # noqa: BLE001, S110 (a spec drawn to raise says nothing of aliasing)
         pass
     finally:
         capture_module.Recorder.record = original
     return found
 
 
-FRESH_SPECS = [s for s in SPECS if PRIMITIVES.get(s.name) in passes.FRESH]
+FRESH_SPECS = [s for s in SPECS if PRIMITIVES.get(s.name) in plan.FRESH]
 
 
 def test_every_fresh_primitive_has_specs_and_is_no_view_op():
-    assert {PRIMITIVES[s.name] for s in FRESH_SPECS} == set(passes.FRESH)
-    assert not any(cls.view_op for cls in passes.FRESH)
+    assert {PRIMITIVES[s.name] for s in FRESH_SPECS} == set(plan.FRESH)
+    assert not any(cls.view_op for cls in plan.FRESH)
 
 
 @pytest.mark.parametrize("spec", FRESH_SPECS, ids=lambda s: s.name)
@@ -552,7 +552,7 @@ def test_every_fresh_primitive_has_specs_and_is_no_view_op():
 @given(data=st.data())
 def test_fresh_primitives_return_new_dense_memory(spec, data):
     found = _spec_aliasing(spec, data)
-    assert not any(hit for cls, hit in found.items() if cls in passes.FRESH), found
+    assert not any(hit for cls, hit in found.items() if cls in plan.FRESH), found
 
 
 def test_the_aliasing_check_sees_views():
