@@ -9,9 +9,10 @@ Every pass keeps replay bitwise equal to eager execution. The rules they share:
   every primitive outside plan.FRESH), so a returned Tensor never becomes a view of an argument, a
   Parameter, a constant or another output where eager gave it memory of its own.
 - Random nodes are never removed, merged or folded: a dead draw still advances the stream.
-- A Node carrying fields this module does not know (plan.KNOWN_NODE_FIELDS; an effect kind), or any step that
-  is neither a Node nor a Guard, is kept as it is: never removed, merged, folded or rewritten, and
-  no value is renamed across it (it may write memory that a renamed use would then read).
+- A Node carrying a field outside plan.KNOWN_NODE_FIELDS (an effect kind added later) is kept
+  as it is: never removed, merged, folded or rewritten, and no value is renamed or merged across
+  it (it may write memory that a renamed use would then read). A trace holding a step that is
+  neither a Node nor a Guard is left unchanged.
 - A pass returns the very Trace it got when it changes nothing, so the driver stops on identity.
 """
 import bisect
@@ -137,13 +138,14 @@ _IMMUTABLE = (str, type(None), type(Ellipsis), mstype.Type, np.dtype, type)
 
 def freeze(x):
     """A hashable key equal for constants a primitive cannot tell apart: arrays by (dtype, shape,
-    bytes), so -0.0 differs from 0.0 and a NaN matches the same NaN; floats by their bits; Python
-    types kept apart (1, 1.0 and True differ); unknown objects by identity."""
+    strides, bytes), so -0.0 differs from 0.0, a NaN matches the same NaN and layouts (which a
+    result's layout may follow) stay apart; floats by their bits; Python types kept apart (1,
+    1.0 and True differ); unknown objects by identity."""
     tx = type(x)
     if tx is _ndarray:
         if x.dtype.hasobject:
             return ("id", id(x))
-        return ("nd", x.dtype.str, x.shape, np.ascontiguousarray(x).tobytes())
+        return ("nd", x.dtype.str, x.shape, x.strides, np.ascontiguousarray(x).tobytes())
     if tx is float:
         return ("f", struct.pack("<d", x))
     if tx is complex:
