@@ -204,6 +204,7 @@ class Trace:
         "refs",
         "source",
         "steps",
+        "value_meta",
         "views",
     )
 
@@ -212,13 +213,18 @@ class Trace:
         or shape check fails."""
         fn = self.fn
         if fn is None:
-            self.fn, self.source = lower(self, _ORIGINAL, _same_python, _rng_snapshot,
-                                         _rng_restore, committed_miss)
-            fn = self.fn
+            fn = self.lower()
         outs = fn(arg_arrays)
         if outs is None:
             return None
         return _build(self.out_tree, dict(zip(self.out_ids, outs)), args, {}, self.views)
+
+    def lower(self):
+        """Generate (once) and return the replay function; its source is `self.source`."""
+        if self.fn is None:
+            self.fn, self.source = lower(self, _ORIGINAL, _same_python, _rng_snapshot,
+                                         _rng_restore, committed_miss)
+        return self.fn
 
     def text(self):
         """The trace as readable IR: inputs, one line per node or guard, outputs."""
@@ -370,6 +376,7 @@ class Recorder:
         self.made = {}  # id(Tensor) -> Tensor built by Tensor(...) during the capture
         self.consts = set()  # ids of the Tensors `tape.const` made during the capture
         self.n_values = 0
+        self.value_meta = []  # value id -> (shape, dtype) as captured
         self.escape = None
         self.in_conversion = 0
         self.host_writes = 0  # write-clock ticks made by host calls (allowed writes)
@@ -383,6 +390,7 @@ class Recorder:
         self.n_values = i + 1
         self.values[id(arr)] = i
         self.keep.append(arr)
+        self.value_meta.append((arr.shape, arr.dtype))
         return i
 
     def fail(self, reason):
@@ -601,6 +609,7 @@ class Recorder:
         tr.views = views
         tr.has_rng = any(type(s) is Node and s.rng for s in self.steps)
         tr.n_values = self.n_values
+        tr.value_meta = self.value_meta
         tr.out_ids = sorted({i for i in _leaves(tree)})
         tr.fn = tr.source = None  # generated at the first replay
         return tr

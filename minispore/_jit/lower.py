@@ -1,6 +1,7 @@
 """Lowering a Trace to straight-line Python: one generated function per trace, values as locals,
 each primitive's bound forward called directly, checks and guards inline. Returns the arrays of
-the trace's outputs, or None when a shape check or guard fails."""
+the trace's outputs, or None when a shape check or guard fails. Exact elementwise ufuncs write
+into the buffers of the trace's memory plan (plan.py) when their inputs are C-contiguous."""
 import itertools
 import linecache
 
@@ -8,11 +9,13 @@ import numpy as np
 
 from .._autodiff import tape as _tape
 from .._quiet import _IGNORE, _reset, _set
+from .plan import make_plan
 
 _counter = itertools.count()
 
 
-def lower(trace, guard_methods, same_python, rng_snapshot, rng_restore, committed_miss):
+def lower(trace, guard_methods, same_python, rng_snapshot, rng_restore, committed_miss,
+          planned=True):
     """The generated replay function of `trace`: f(arg_arrays) -> output arrays or None (a
     miss); after a HostCall or Write has run, a shape miss raises `committed_miss(prim)`."""
     ns = {"_ndarray": np.ndarray, "_asarray": np.asarray, "_set": _set, "_reset": _reset,
@@ -30,6 +33,14 @@ def lower(trace, guard_methods, same_python, rng_snapshot, rng_restore, committe
         ns[f"rs{k}"], ns[f"rd{k}"] = trace.ref_meta[k]
         body.append(f"v{i} = r{k}._data")
         body.append(f"if v{i}.shape != rs{k} or v{i}.dtype != rd{k}: return None")
+    plan = make_plan(trace) if planned else None
+    if plan is not None:
+        buffers = plan.buffers
+        ns["_pool"] = []
+        ns["_alloc"] = lambda: [np.empty(shape, dtype) for shape, dtype in buffers]
+        # one set of buffers per running call (threads, re-entry): pop and append are atomic
+        body.append("bufs = _pool.pop() if _pool else _alloc()")
+        body.append("".join(f"b{k}, " for k in range(len(buffers))) + "= bufs")
     rng = trace.has_rng
     if rng:
         body.append("snap = _snap(_trace)")
@@ -56,6 +67,20 @@ def lower(trace, guard_methods, same_python, rng_snapshot, rng_restore, committe
                     src = f"{src}.astype(dt{n}_{j}, copy={step.casts[j][1]})"
                 operands.append(src)
             call = f"f{n}({', '.join(operands)})"
+            k = None if plan is None else plan.out.get(n)
+            if k is not None and _constants_contiguous(step):
+                checks = " and ".join(f"v{x}.flags.c_contiguous" for x in dict.fromkeys(
+                    x for x in step.ins if type(x) is int))
+                planned_call = f"v{step.outs[0]} = f{n}({', '.join(operands)}, out=b{k})"
+                if not checks:
+                    body.append(planned_call)
+                    continue
+                body.append(f"if {checks}: {planned_call}")
+                body.append("else:")
+                body.append(f"    v{step.outs[0]} = {call}")
+                body.append(f"    if type(v{step.outs[0]}) is not _ndarray: "
+                            f"v{step.outs[0]} = _asarray(v{step.outs[0]})")
+                continue
             if step.multi:
                 body.append(f"o = {call}")
                 for m, i in enumerate(step.outs):
@@ -89,12 +114,23 @@ def lower(trace, guard_methods, same_python, rng_snapshot, rng_restore, committe
     outs = trace.out_ids
     body.append("return (" + "".join(f"v{i}, " for i in outs) + ")")
     lines.append("    tok = None")
+    if plan is not None:
+        lines.append("    bufs = None")
     lines.append("    try:")
     lines.extend("        " + b for b in body)
     lines.append("    finally:")
     lines.append("        if tok is not None: _reset(tok)")
+    if plan is not None:
+        lines.append("        if bufs is not None: _pool.append(bufs)")
     source = "\n".join(lines) + "\n"
     name = f"<minispore-jit-{next(_counter)}>"
     linecache.cache[name] = (len(source), None, source.splitlines(True), name)
     exec(compile(source, name, "exec"), ns)  # noqa: S102 (source generated above)
     return ns["replay"], source
+
+
+def _constants_contiguous(step):
+    """A planned node writes into its buffer only when every constant input is C-contiguous too
+    (all inputs C-contiguous: NumPy's own result would be C-contiguous, the buffer's layout)."""
+    return all(type(x) is int or type(x[1]) is not np.ndarray or x[1].flags.c_contiguous
+               for x in step.ins)

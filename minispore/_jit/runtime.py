@@ -8,6 +8,8 @@ from ..common import dtype as mstype
 from ..common.parameter import Parameter
 from ..common.tensor import Tensor
 from . import capture as _capture
+from . import dump as _dump
+from .pipeline import compile_trace
 
 MAX_TRACES = 8
 _SCALARS = (bool, int, float, str, type(None))
@@ -123,7 +125,10 @@ class Jitted:
         self.eager_keys = {}  # entry key -> reason
         self.changed_state = set()  # keys whose capture changed Python state once
         self.stats = {"captures": 0, "replays": 0, "guard_misses": 0, "eager_calls": 0,
-                      "fallbacks": {}, "disabled": None}
+                      "fallbacks": {}, "disabled": None, "nodes": []}
+        self.stages = []  # per trace in capture order: {"captured": Trace, "optimized": Trace}
+
+    ir = _dump.ir
 
     def graphs(self):
         """The captured traces as IR text, one per trace."""
@@ -226,6 +231,7 @@ class Jitted:
             fb = self.stats["fallbacks"]
             fb[reason] = fb.get(reason, 0) + 1
             return result
+        trace = compile_trace(self, trace)
         self.cache.setdefault(key, []).append((trace, after))
         return result
 
