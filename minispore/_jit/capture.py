@@ -77,6 +77,14 @@ class HostCall:
         self.expected = expected
         self.site = site
 
+    def input_ids(self):
+        return self.in_ids
+
+    def renamed(self, rename):
+        """This call with each traced input value id `i` replaced by `rename(i)` (a value id)."""
+        ins = _host_renamed(self.ins, rename)
+        return HostCall(self.cell, ins, self.outs, self.metas, self.expected, self.site)
+
     def run(self, *arrays):
         """Call the Cell on Tensors over `arrays` (the traced inputs, in `ins` order); the arrays
         of its Tensor results. A result of another shape, dtype or Python value raises: the
@@ -106,15 +114,23 @@ def committed_miss(prim):
 
 
 class Write:
-    """An in-place write of value `value` into `target` (a Parameter or held Tensor: BatchNorm's
-    running statistics), made again at every replay with the undo log and a version bump."""
+    """An in-place write of value `value` into `target` (a Parameter, argument or held, or a
+    held Tensor: BatchNorm's running statistics), made again at every replay with the undo log
+    and a version bump; `target_id` is the target's own value id, read again after the write."""
 
-    __slots__ = ("site", "target", "value")
+    __slots__ = ("site", "target", "target_id", "value")
 
-    def __init__(self, target, value, site):
+    def __init__(self, target, target_id, value, site):
         self.target = target
+        self.target_id = target_id
         self.value = value
         self.site = site
+
+    def input_ids(self):
+        return (self.value,)
+
+    def renamed(self, rename):
+        return Write(self.target, self.target_id, rename(self.value), self.site)
 
     def run(self, arr):
         _tape.write_in_place(self.target, _tape.wrap(arr))
@@ -131,6 +147,17 @@ def _host_build(tree, arrays):
     if kind == "list":
         return [_host_build(t, arrays) for t in x]
     return {k: _host_build(t, arrays) for k, t in x}
+
+
+def _host_renamed(tree, rename):
+    kind, x = tree
+    if kind == "v":
+        return ("v", rename(x))
+    if kind in ("tuple", "list"):
+        return (kind, [_host_renamed(t, rename) for t in x])
+    if kind == "dict":
+        return (kind, [(k, _host_renamed(t, rename)) for k, t in x])
+    return tree
 
 
 def _host_values(tree):
@@ -288,6 +315,7 @@ class Trace:
             elif type(step) in (HostCall, Write):
                 if type(step) is Write:
                     step.run(vals[step.value])
+                    vals[step.target_id] = step.target._data
                 else:
                     outs = step.run(*[vals[i] for i in step.in_ids])
                     for i, o in zip(step.outs, outs):
@@ -554,9 +582,12 @@ class Recorder:
             return
         try:
             i = self.ref(target)
-            if not any(r[0] == i for r in self.refs):
-                self.fail("an in-place write into a tensor the function computed")
-            self.steps.append(Write(target, self.ref(value), user_site()))
+            # a Parameter argument is keyed by identity: the same object at every replay
+            if not (any(r[0] == i for r in self.refs) or
+                    (i < self.n_args and isinstance(target, Parameter))):
+                self.fail("an in-place write into a tensor the function computed or a Tensor "
+                          "argument")
+            self.steps.append(Write(target, i, self.ref(value), user_site()))
             self.host_writes += 1  # the write's one version bump
         except Escape:
             pass

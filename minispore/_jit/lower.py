@@ -97,7 +97,9 @@ def lower(trace, guard_methods, same_python, rng_snapshot, rng_restore, committe
         elif hasattr(step, "cell") or hasattr(step, "target"):  # a HostCall or a Write
             ns[f"h{n}"] = step.run
             if hasattr(step, "target"):
+                ns[f"t{n}"] = step.target
                 body.append(f"h{n}(v{step.value})")
+                body.append(f"v{step.target_id} = t{n}._data")
             else:
                 ins = "".join(f"v{i}, " for i in step.in_ids)
                 body.append(f"o = h{n}({ins})")

@@ -11,8 +11,10 @@ Every pass keeps replay bitwise equal to eager execution. The rules they share:
 - Random nodes are never removed, merged or folded: a dead draw still advances the stream.
 - A Node carrying a field outside plan.KNOWN_NODE_FIELDS (an effect kind added later) is kept
   as it is: never removed, merged, folded or rewritten, and no value is renamed or merged across
-  it (it may write memory that a renamed use would then read). A trace holding a step that is
-  neither a Node nor a Guard is left unchanged.
+  it (it may write memory that a renamed use would then read). An effect step (a Write or a
+  HostCall: neither Node nor Guard, with `input_ids()` and `renamed(f)`) is a barrier too: always
+  kept, its inputs live and renamed to equal values, never replaced by constants. A trace holding
+  any other kind of step is left unchanged.
 - A pass returns the very Trace it got when it changes nothing, so the driver stops on identity.
 """
 import bisect
@@ -48,9 +50,15 @@ def _barrier(step):
     return any(getattr(step, f, None) for f in _plan.unknown_fields(Node))
 
 
+def _is_effect(step):
+    """A Write or HostCall: an effect step whose inputs the passes can see and rename."""
+    return type(step) not in (Node, Guard) and hasattr(step, "input_ids")
+
+
 def _optimizable(trace):
     """False when a step of an unknown kind is present (its inputs cannot be renamed)."""
-    return all(type(s) in (Node, Guard) for s in trace.steps)
+    return all(type(s) in (Node, Guard) or _is_effect(s) for s in trace.steps)
+
 
 
 def node_count(trace):
@@ -83,6 +91,8 @@ def _renamed(trace, steps, mapping):
                                               for x in step.ins]))
         elif type(step) is Guard and step.value in mapping:
             step = _copy(step, value=mapping[step.value])
+        elif _is_effect(step) and any(i in mapping for i in step.input_ids()):
+            step = step.renamed(lambda i: mapping.get(i, i))
         out.append(step)
     return _with_steps(trace, out)
 
@@ -103,6 +113,9 @@ def _last_uses(trace):
                     last[x] = pos
         elif type(step) is Guard:
             last[step.value] = pos
+        else:
+            for x in step.input_ids():
+                last[x] = pos
     end = len(trace.steps)
     for i in trace.out_ids:
         last[i] = end
@@ -124,6 +137,8 @@ def dce(trace):
             live.update(x for x in step.ins if type(x) is int)
         elif type(step) is Guard:
             live.add(step.value)
+        else:
+            live.update(step.input_ids())
         keep.append(step)
     if len(keep) == len(trace.steps):
         return trace
@@ -212,6 +227,10 @@ def cse(trace):
                 producer[i] = step
         elif type(step) is Guard and step.value in mapping:
             step = _copy(step, value=_resolve(mapping, step.value))
+        elif _is_effect(step):
+            seen.clear()
+            if any(i in mapping for i in step.input_ids()):
+                step = step.renamed(lambda i: _resolve(mapping, i))
         steps.append(step)
     if not mapping:
         return trace
@@ -414,7 +433,7 @@ def simplify(trace):
     meta = getattr(trace, "value_meta", None)
     if meta is None or not _optimizable(trace):
         return trace
-    pinned = _plan.output_aliases(trace)
+    pinned = _plan.output_aliases(trace)  # effect steps' inputs included
     barriers = [pos for pos, s in enumerate(trace.steps) if _barrier(s)]
     last = _last_uses(trace)
     producer, position = {}, {}

@@ -58,9 +58,13 @@ def may_alias(node):
 
 
 def output_aliases(trace):
-    """The values an output may share memory with: the outputs, then, backwards, the inputs of
-    every node outside FRESH one of whose outputs is among them."""
+    """The values an output may share memory with: the outputs and the inputs of effect steps
+    (a HostCall hands them to Python code, as eager hands over results), then, backwards, the
+    inputs of every node outside FRESH one of whose outputs is among them."""
     reach = set(trace.out_ids)
+    for step in trace.steps:
+        if not hasattr(step, "prim") and hasattr(step, "input_ids"):
+            reach.update(step.input_ids())
     for step in reversed(trace.steps):
         if hasattr(step, "prim") and may_alias(step) and any(i in reach for i in step.outs):
             reach.update(x for x in step.ins if type(x) is int)
@@ -68,10 +72,11 @@ def output_aliases(trace):
 
 
 def _plain(step):
-    """A node with no effect field, or a guard; anything else stops the plan."""
+    """A node with no effect field, a guard, or an effect step that names its inputs (a Write
+    or HostCall, which reads them and writes only Parameters); anything else stops the plan."""
     if hasattr(step, "prim"):
         return not any(getattr(step, f, None) for f in unknown_fields(type(step)))
-    return set(slots(type(step))) <= GUARD_FIELDS
+    return set(slots(type(step))) <= GUARD_FIELDS or hasattr(step, "input_ids")
 
 
 def planned_ufunc(step):
@@ -114,8 +119,9 @@ def make_plan(trace):
                 if type(x) is int:
                     last[x] = n
         else:
-            pinned.add(step.value)
-            last[step.value] = n
+            for x in (step.input_ids() if hasattr(step, "input_ids") else (step.value,)):
+                pinned.add(x)
+                last[x] = n
     candidates = {}
     roots = {}  # value -> planned values whose buffer it may be a view of
     for n, step in enumerate(trace.steps):

@@ -321,3 +321,54 @@ def test_graph_mode_attention_with_padding_masks_replays_bitwise():
                                                        lambda ps: nn.Adam(ps, 1e-3))
     assert all(same(a, b) for a, b in zip(l1, l2)) and _equal_params(p1, p2)
     assert stats["replays"] == 3 and stats["fallbacks"] == {}
+
+
+_HANDED = []  # what the host Cell below was given, per call
+
+
+class _Recorder(nn.Cell):
+    """A host-call Cell that notes whether the gradients it is given share memory."""
+
+    _jit_host = True
+
+    def construct(self, grads):
+        _HANDED.append(any(np.shares_memory(a._data, b._data)
+                           for k, a in enumerate(grads) for b in grads[k + 1:]))
+        return grads[0] * 1
+
+
+def test_passes_keep_effect_steps_and_never_alias_what_they_are_handed():
+    # two biases get gradients from identical nodes (ReduceSum of the same cotangent): CSE must
+    # not hand the host call one array twice, as eager never does
+    w = Parameter(Tensor(np.ones((3, 2), np.float32)), name="w")
+    b1 = Parameter(Tensor(np.zeros(2, np.float32)), name="b1")
+    b2 = Parameter(Tensor(np.zeros(2, np.float32)), name="b2")
+    grad = ms.grad(lambda x: ((ops.matmul(x, w) + b1 + b2) ** 2).sum(), None, (b1, b2))
+    host = _Recorder()
+
+    def step(x):
+        return host(grad(x))
+    jitted = ms.jit(step)
+    _HANDED.clear()
+    for x, _ in _batches(3, (4, 3), 2):
+        assert same(step(x), jitted(x))
+    assert jitted.stats["replays"] == 2 and not any(_HANDED)
+    assert any("host _Recorder" in g for g in jitted.ir("optimized"))
+
+
+def test_common_subexpressions_are_not_merged_across_a_write():
+    from minispore._autodiff.tape import write_in_place
+    p = Parameter(Tensor(np.ones(3, np.float32)), name="p")
+    q = Parameter(Tensor(np.ones(3, np.float32)), name="q")
+
+    def fn(x, target):
+        before = target * 2
+        write_in_place(target, before + x)
+        return before, target * 2 + 1  # the same Mul after the write reads the new value
+    jitted = ms.jit(fn)
+    for x, _ in _batches(3, (3,), 2):
+        x = Tensor(x.asnumpy()[0])
+        assert same(fn(x, q), jitted(x, p))
+        assert np.array_equal(p.asnumpy(), q.asnumpy())
+    assert jitted.stats["replays"] == 2
+    assert any("write param p" in g for g in jitted.ir("optimized"))
