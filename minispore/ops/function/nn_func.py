@@ -21,7 +21,7 @@ from ..operations import nn_ops as N
 from ..operations import random_ops as RO
 from ..operations._kernels import normalize_axis
 from . import math_func as F
-from ..primitive import Primitive, shared
+from ..primitive import Primitive, data_function, shared
 from . import array_func as AF
 from ._checks import _tensor
 from .linalg_func import einsum
@@ -406,11 +406,28 @@ def nll_loss(inputs, target, weight=None, ignore_index=-100, reduction="mean",
     return _nll(inputs, target, weight, ignore_index, reduction, label_smoothing, "nll_loss")
 
 
+def _nll_targets(t, classes, ignore_index, op):
+    """(each row's flat index into the (rows, classes) log-probabilities, where the row's target
+    is not `ignore_index`); an out-of-range class is an IndexError."""
+    t = t.reshape(-1)
+    keep = t != ignore_index
+    bad = keep & ((t < 0) | (t >= classes))
+    if bad.any():
+        raise IndexError(f"For '{op}', target class {t[bad][0]} is out of range [0, {classes})")
+    return np.arange(t.size) * classes + np.where(keep, t, 0), keep
+
+
+def _weight_total(w_sample, wide):
+    return np.asarray(w_sample.sum(dtype=wide))
+
+
 def _nll(logp, target, weight, ignore_index, reduction, label_smoothing, op):
     logp = _float_tensor(logp, op, "input")
     check_reduction(reduction, op)
     check_float_range(label_smoothing, "label_smoothing", op, 0.0, 1.0)
-    t = target._data if isinstance(target, Tensor) else np.asarray(target)
+    if not isinstance(target, Tensor):
+        target = Tensor(np.asarray(target))
+    t = target._data
     if t.dtype.kind not in "iu":
         raise TypeError(f"For '{op}', class-index targets must be integers, but got {t.dtype}")
     c = logp.shape[1] if logp.ndim > 1 else logp.shape[0]
@@ -418,39 +435,44 @@ def _nll(logp, target, weight, ignore_index, reduction, label_smoothing, op):
     if t.shape != batch_shape:
         raise ValueError(f"For '{op}', 'target' must have shape {batch_shape} for input of "
                          f"shape {logp.shape}, but got {t.shape}")
-    t = t.reshape(-1)
-    keep = t != ignore_index
-    bad = keep & ((t < 0) | (t >= c))
-    if bad.any():
-        raise IndexError(f"For '{op}', target class {t[bad][0]} is out of range [0, {c})")
-    flat = _class_axis_last(logp)
-    safe_t = np.where(keep, t, 0)
     dt = logp._data.dtype
     if weight is None:
-        w_class = np.ones(c, dt)
+        w_class = const(np.ones(c, dt))
     else:
-        w = _tensor(weight, op, "weight")._data
+        w = _tensor(weight, op, "weight")
         if w.shape != (c,):
             raise ValueError(f"For '{op}', 'weight' must have shape ({c},), but got {w.shape}")
-        w_class = w.astype(dt)
-    w_sample = np.where(keep, w_class[safe_t], 0).astype(dt)
-    picked = A.getitem(flat, (np.arange(t.size), safe_t))
-    loss = -picked * wrap(w_sample)
+        w_class = stop_gradient(w if w._data.dtype == dt else M.cast(w, dt))
+    # computed from the targets' data by recorded nodes, so a graph-mode replay redoes them
+    index, keep = data_function(_nll_targets, target, static=(c, ignore_index, op))
+    flat = _class_axis_last(logp)
+    rows = index.shape[0]
+    zero = const(np.zeros((), dt))
+    w_sample = M.select(keep, A.gather(w_class, data_function(np.remainder, index,
+                                                               static=(max(c, 1),)), 0), zero)
+    picked = A.gather(A.reshape(flat, (rows * c,)), index, 0)
+    loss = -picked * w_sample
     if label_smoothing:
-        smooth = -F.sum(flat * wrap(w_class), 1) * wrap(keep.astype(dt))
+        smooth = -F.sum(flat * w_class, 1) * M.cast(keep, dt)
         loss = loss * (1 - label_smoothing) + smooth * (label_smoothing / c)
     if reduction == "none":
         return A.reshape(loss, batch_shape)
     if reduction == "sum":
         return F.sum(loss)
     # float16 weights add up wide: a float16 count stops at 2,048 and overflows at 65,504
-    return _sum_div(loss, float(w_sample.sum(dtype=F._WIDE if dt == F._F16 else None)))
+    return _sum_div(loss, data_function(_weight_total, w_sample,
+                                        static=(F._WIDE if dt == F._F16 else None,)))
 
 
 def _target_times_logp(probs, logp):
     """probs * logp with 0 where probs is 0, so that -inf (masked) logits give finite values and
     gradients instead of 0 * -inf = NaN."""
     return M.select(probs != 0, logp, 0.0) * probs
+
+
+def _plain_targets(t, classes, ignore_index):
+    """Whether every class index is in range and none is `ignore_index` (the fused path)."""
+    return np.asarray(t.min() >= 0 and t.max() < classes and not (t == ignore_index).any())
 
 
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean",
@@ -469,8 +491,8 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
     t = target._data
     if (input.ndim == 2 and t.dtype.kind in "iu" and weight is None and not label_smoothing
             and reduction in ("mean", "sum", "none") and t.shape == input.shape[:1]
-            and t.size and t.min() >= 0 and t.max() < input.shape[1]
-            and not (t == ignore_index).any()):
+            and t.size and data_function(_plain_targets, target,
+                                         static=(input.shape[1], ignore_index)).item()):
         # The common case, fused: one pass forward, one backward.
         return _reduce(LO.sparse_softmax_cross_entropy(input, target), reduction)
     logp = log_softmax(input, class_axis)

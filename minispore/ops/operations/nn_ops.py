@@ -556,10 +556,14 @@ def softplus(x):
     return call1(_SOFTPLUS, x)
 
 
+_STOP_GRADIENT = StopGradient()
+
+
 def stop_gradient(x):
-    """x as a constant: the same values, no gradient (a new Tensor sharing memory)."""
+    """x as a constant: the same values, no gradient (a new Tensor sharing memory; a recorded
+    node, so a graph capture knows where the memory comes from)."""
     if isinstance(x, Tensor):
-        return wrap(x._data)
+        return call1(_STOP_GRADIENT, x)
     if isinstance(x, (tuple, list)):
         return type(x)(stop_gradient(v) for v in x)
     return x
