@@ -170,3 +170,4 @@ def test_parameter_broadcast_and_bucket_layouts(n):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     for rank in range(n):
         assert f"rank {rank}: reducer paths OK" in proc.stdout
+        assert f"rank {rank}: overlap OK" in proc.stdout
