@@ -7,6 +7,7 @@ more than one rank installs an exception hook that aborts the whole job when any
 """
 import atexit
 import os
+import pickle
 import sys
 import threading
 import time
@@ -396,6 +397,26 @@ def recv(group, shape, dtype, src, tag, what="Receive"):
 
 
 _LOOPBACK = {}  # a world of one: what a rank sent to itself, by (group, tag)
+
+
+def allgather_bytes(comm, data, size, what):
+    """Every rank's `data` (bytes of any length), in rank order: lengths first, then the bytes."""
+    counts = np.empty(size, np.int64)
+    wait(comm.Iallgather(np.array([len(data)], np.int64), counts), what)
+    buf = np.empty(int(counts.sum()), np.uint8)
+    wait(comm.Iallgatherv(np.frombuffer(data, np.uint8), [buf, counts]), what, buf.nbytes)
+    ends = np.cumsum(counts)
+    return [buf[end - n:end].tobytes() for n, end in zip(counts, ends)]
+
+
+def allgather_object(group, obj, what="all_gather_object", control=False):
+    """Every rank's picklable `obj`, in group rank order (`control`: on the world's control
+    communicator, out of the way of data collectives)."""
+    if group.comm is None or group.size == 1:
+        return [pickle.loads(pickle.dumps(obj))]
+    comm = STATE.control if control else group.comm
+    return [pickle.loads(b) for b in
+            allgather_bytes(comm, pickle.dumps(obj), group.size, f"{what} on group '{group.name}'")]
 
 
 def barrier(group, what="Barrier"):

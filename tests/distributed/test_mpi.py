@@ -171,3 +171,29 @@ def test_parameter_broadcast_and_bucket_layouts(n):
     for rank in range(n):
         assert f"rank {rank}: reducer paths OK" in proc.stdout
         assert f"rank {rank}: overlap OK" in proc.stdout
+
+
+def test_model_checkpoint_in_data_parallel_writes_shared_files_once(tmp_path):
+    import json
+
+    from minispore.train.serialization import load_checkpoint
+
+    proc, _ = mpirun(2, "checkpoints.py", str(tmp_path))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    wrote = {}
+    for line in proc.stdout.splitlines():
+        if " WROTE " in line:
+            rank, files = line.split(" WROTE ")
+            wrote[int(rank.split()[1])] = json.loads(files)
+    steps = ("2", "4")  # 16 rows per rank in batches of 4: 4 steps, a file every 2 steps
+    assert wrote[0] == sorted([f"shared/shared-1_{s}.ckpt" for s in steps] +
+                              [f"rank_0/mine-1_{s}.ckpt" for s in steps] +
+                              [f"only_rank_0/only-1_{s}.ckpt" for s in steps])
+    assert wrote[1] == sorted(f"rank_1/mine-1_{s}.ckpt" for s in steps)
+    assert sorted(os.listdir(tmp_path / "shared")) == ["shared-1_2.ckpt", "shared-1_4.ckpt"]
+    ranks = [np.load(tmp_path / f"params_{r}.npz") for r in range(2)]
+    for path in ("shared/shared-1_4.ckpt", "rank_1/mine-1_4.ckpt"):
+        loaded = load_checkpoint(str(tmp_path / path))  # in this one plain process
+        for name in ranks[0].files:
+            for r in ranks:
+                np.testing.assert_array_equal(loaded[name].asnumpy(), r[name], err_msg=name)

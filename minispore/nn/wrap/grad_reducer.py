@@ -82,7 +82,7 @@ class DistributedGradReducer(Cell):
         self.fusion_type = fusion_type
         self.group = group
         params = list(parameters)
-        self._params = params
+        self._param_ids = [id(p) for p in params]  # the keys of a tape's weight slots
         self._names = [getattr(p, "name", f"gradient {k}") for k, p in enumerate(params)]
         self._shapes = [tuple(p.shape) for p in params]
         self._dtypes = [np.dtype(p._data.dtype) for p in params]
@@ -222,7 +222,7 @@ class DistributedGradReducer(Cell):
         group = self._world() if self.overlap and tape is not None and tape.depth == 1 else None
         if group is None or group.comm is None or group.size == 1:
             return False
-        slots = [tape.params.get(id(p)) for p in self._params]
+        slots = [tape.params.get(k) for k in self._param_ids]
         if None in slots or len(set(slots)) != len(slots) or \
                 any(s in tape.hooks for s in slots) or tape in ready_hooks:
             return False
