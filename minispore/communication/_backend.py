@@ -419,6 +419,52 @@ def allgather_object(group, obj, what="all_gather_object", control=False):
             allgather_bytes(comm, pickle.dumps(obj), group.size, f"{what} on group '{group.name}'")]
 
 
+def _as_bytes(x):
+    return np.ascontiguousarray(x).reshape(-1).view(np.uint8)
+
+
+def allgatherv(group, x, counts, what="all_gather"):
+    """The flat inputs of the group's ranks concatenated, rank k contributing `counts[k]`
+    elements (any dtype: moved as bytes)."""
+    x = np.ascontiguousarray(x).reshape(-1)
+    if group.comm is None or group.size == 1:
+        return x.copy()
+    size = x.dtype.itemsize
+    out = np.empty(int(sum(counts)), x.dtype)
+    nbytes = [int(c) * size for c in counts]
+    wait(group.comm.Iallgatherv(_as_bytes(x), [out.view(np.uint8), nbytes]),
+         f"{what} on group '{group.name}'", out.nbytes)
+    return out
+
+
+def alltoallv(group, x, send_counts, recv_counts, what="all_to_all"):
+    """Rank k sends the next `send_counts[j]` elements of flat `x` to rank j and receives
+    `recv_counts[j]` elements from rank j, in rank order."""
+    x = np.ascontiguousarray(x).reshape(-1)
+    out = np.empty(int(sum(recv_counts)), x.dtype)
+    if group.comm is None or group.size == 1:
+        out[...] = x[:out.size]
+        return out
+    size = x.dtype.itemsize
+    wait(group.comm.Ialltoallv([_as_bytes(x), [int(c) * size for c in send_counts]],
+                               [out.view(np.uint8), [int(c) * size for c in recv_counts]]),
+         f"{what} on group '{group.name}'", out.nbytes)
+    return out
+
+
+def reduce_scatter_v(group, x, counts, op="sum", what="reduce_scatter"):
+    """This rank's block (`counts[rank]` elements, in rank order) of the element-wise reduction
+    of flat `x` over the group."""
+    x = np.asarray(x).reshape(-1)
+    send = _wire(x)
+    if group.comm is None or group.size == 1:
+        return send[:int(counts[0])].astype(x.dtype)
+    out = np.empty(int(counts[group.rank]), send.dtype)
+    wait(group.comm.Ireduce_scatter(send, out, [int(c) for c in counts], _mpi_op(op, send.dtype)),
+         f"{what} on group '{group.name}'", send.nbytes)
+    return out.astype(x.dtype, copy=False)
+
+
 def barrier(group, what="Barrier"):
     if group.comm is not None and group.size > 1:
         wait(group.comm.Ibarrier(), f"{what} on group '{group.name}'")

@@ -16,6 +16,7 @@ from minispore import run as launcher
 from minispore._autodiff.engine import ready_hooks
 from minispore._autodiff.tape import recording
 from minispore.communication import comm_func
+from minispore.ops import communication as ops_communication
 from minispore.nn.wrap.grad_reducer import bucket_layout
 from minispore.ops.operations import comm_ops as C
 from minispore.testing import check_grads
@@ -40,6 +41,9 @@ def _ours(name):
         return getattr(comm, attr)
     if family == "comm_func":
         return getattr(comm_func, attr)
+    if family == "ops_communication":
+        obj = getattr(ops_communication, attr)
+        return obj.__init__ if isinstance(obj, type) else obj
     return nn.DistributedGradReducer.__init__
 
 
@@ -69,6 +73,12 @@ _ERRORS = {
     "init_nccl": lambda: comm.init("nccl"),
     "init_hccl": lambda: comm.init("hccl"),
     "init_unknown": lambda: comm.init("foo"),
+    "set_comm_ops_inplace_int": lambda: ops_communication.set_comm_ops_inplace(1),
+    "set_comm_ops_inplace_name": lambda: ops_communication.set_comm_ops_inplace(True, ["bogus"]),
+    "p2pop_bad_op": lambda: ops_communication.P2POp("send", Tensor([1.0]), 0),
+    "p2pop_tag": lambda: ops_communication.P2POp("isend", Tensor([1.0]), 0, tag=1),
+    "new_group_tuple": lambda: ops_communication.new_group((0, 1)),
+    "init_process_group_nccl": lambda: ops_communication.init_process_group("nccl"),
 }
 
 
@@ -286,6 +296,26 @@ def test_train_one_step_cell_in_data_parallel_mode_equals_the_plain_step():
     assert plain_losses == dp_losses
     for a, b in zip(plain_params, dp_params):
         np.testing.assert_array_equal(a, b)
+
+
+def test_ops_communication_in_a_world_of_one():
+    script = os.path.join(os.path.dirname(__file__), "scripts", "comm_functions.py")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PMI_", "OMPI_", "PMIX_"))}
+    env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
+    proc = subprocess.run([sys.executable, script], capture_output=True, text=True, env=env,
+                          timeout=120, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "rank 0 of 1: ops.communication OK" in proc.stdout
+
+
+def test_ops_communication_in_place_switch():
+    assert ms.ops.all_reduce is ops_communication.all_reduce
+    try:
+        ops_communication.set_comm_ops_inplace(False, ["broadcast"])
+        with pytest.raises(ValueError, match="Non-inplace mode is currently not supported"):
+            ops_communication.broadcast(Tensor(np.ones(2)), 0)
+    finally:
+        ops_communication.set_comm_ops_inplace(True)
 
 
 def _watch(params, fired):
