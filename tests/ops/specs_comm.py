@@ -64,3 +64,46 @@ spec("Receive", _draw_broadcast, _world(lambda a, x, *rest: _send_receive(a, x)[
      lambda a, x, *rest: x, order=0, notes="not differentiated (see Send)")
 spec("Barrier", lambda data: ([], {}), _world(lambda a: C.Barrier()()),
      lambda a: np.zeros(1, np.float32), order=0)
+
+
+def _or_empty(x):
+    """MindSpore's uneven collectives give a shape-() tensor when nothing is received."""
+    return x if x.size else np.zeros((), x.dtype)
+
+
+def _draw_flat(data):
+    return [arr(data, (data.draw(st.integers(0, 5)),))], {}
+
+
+spec("AllGatherV", _draw_flat, _world(lambda a, x: C.AllGatherV()(x, [x.shape[0]])),
+     lambda a, x: _or_empty(x))
+spec("ReduceScatterV", _draw_flat, _world(lambda a, x: C.ReduceScatterV()(x, (x.shape[0],))),
+     lambda a, x: _or_empty(x))
+spec("AlltoAllV", _draw_flat,
+     _world(lambda a, x: C.AlltoAllV()(x, [x.shape[0]], [x.shape[0]])), lambda a, x: _or_empty(x))
+spec("AlltoAllVC", _draw_flat, _world(lambda a, x: C.AlltoAllVC()(x, [x.shape[0]])),
+     lambda a, x: _or_empty(x))
+spec("Reduce", _draw_rows, _world(lambda a, x: C.Reduce(0)(x)), lambda a, x: x)
+spec("CollectiveGather", _draw_rows, _world(lambda a, x: C.CollectiveGather(0)(x)),
+     lambda a, x: x)
+spec("CollectiveScatter", _draw_rows, _world(lambda a, x: C.CollectiveScatter(0)(x)),
+     lambda a, x: x)
+
+
+def _neighbor_exchange(attrs, *xs):
+    shapes = [list(x.shape) for x in xs]
+    op = C.NeighborExchange([0] * len(xs), [0] * len(xs), shapes, shapes,
+                            mstype.pytype_to_dtype(xs[0].asnumpy().dtype))
+    return op(xs)
+
+
+def _batch(attrs, x, *rest):
+    op = C.BatchISendIRecv(["isend", "irecv"], [0, 0], [list(x.shape)],
+                           [mstype.pytype_to_dtype(x.asnumpy().dtype)])
+    return op((x,))
+
+
+spec("NeighborExchange", _draw_broadcast, _world(_neighbor_exchange), lambda a, *xs: tuple(xs))
+spec("BatchISendIRecv", _draw_broadcast, _world(_batch),
+     lambda a, x, *rest: (np.zeros((), x.dtype), x), order=0,
+     notes="not differentiated, as in MindSpore")

@@ -15,7 +15,8 @@ from mindspore.communication import comm_func
 
 facts = {"signatures": {}, "context": {}, "errors": {}, "constants": {}}
 for name in ["AllReduce", "AllGather", "ReduceScatter", "Broadcast", "AlltoAll", "Send",
-             "Receive", "Barrier"]:
+             "Receive", "Barrier", "Reduce", "CollectiveGather", "CollectiveScatter", "AllGatherV",
+             "ReduceScatterV", "AlltoAllV", "AlltoAllVC", "NeighborExchange", "BatchISendIRecv"]:
     facts["signatures"][f"ops.{name}"] = str(inspect.signature(getattr(ops, name).__init__))
 for name in comm.__all__:
     obj = getattr(comm, name)
