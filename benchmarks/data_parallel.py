@@ -7,10 +7,12 @@ Run: python benchmarks/data_parallel.py [--runs 3] [--steps 20] [--rounds 5]
 
 Each run starts a fresh job (`python` for 1 process, `mpiexec -n 2` for 2); inside a job the
 variants are timed in alternation (`--steps` steps each, `--rounds` times). Reported: the median
-step time of each run, as a range over runs; for the 2-process variants also the time the step
-spends in the reducer after the walk (the wait left: the whole reduction when blocking, what the
-started buckets still need when overlapped), the hidden share
-1 - (T_overlap - T_none) / (T_blocking - T_none), and the bytes all-reduced per step.
+step time of each run, as the median and the range over runs; for the 2-process variants also
+the time the step spends in the reducer after the walk (the wait left: the whole reduction when
+blocking, what the started buckets still need when overlapped), the hidden share
+1 - (T_overlap - T_none) / (T_blocking - T_none), and the bytes all-reduced per step. Per bucket:
+its bytes, the backward time left after it starts (what it can hide behind) and the time of its
+all-reduce alone (after a barrier), the inputs of the scaling model in the README.
 Needs the dist extra (mpi4py and an MPI: pip install 'minispore[dist]').
 """
 import argparse
@@ -42,11 +44,25 @@ def worker(batch, steps, rounds):
     y = Tensor(rng.integers(0, 10, batch).astype(np.int32))
     waits = {}
 
+    starts = {}  # (variant, bucket) -> [backward time left after it started]
+
+    class Events(list):
+        """The reducer's trace, with the time of each bucket's start."""
+
+        def append(self, event):
+            if event[0] == "start":
+                super().append((event[1], time.perf_counter()))
+
     class TimedReducer(nn.DistributedGradReducer):
-        """The reducer, noting how long each call (the part of the step after the walk) takes."""
+        """The reducer, noting how long each call (the part of the step after the walk) takes
+        and, with overlap, how much of the walk was left after each bucket started."""
 
         def construct(self, grads):
             t0 = time.perf_counter()
+            if self.trace is not None:
+                for k, t in self.trace:
+                    starts.setdefault((self.label, k), []).append(t0 - t)
+                del self.trace[:]
             out = super().construct(grads)
             waits[self.label].append(time.perf_counter() - t0)
             return out
@@ -62,6 +78,7 @@ def worker(batch, steps, rounds):
             step.grad_reducer = TimedReducer(step.weights, step.mean, step.degree)
             step.grad_reducer.label = label
             step.grad_reducer.overlap = overlap
+            step.grad_reducer.trace = Events() if overlap else None
             waits[label] = []
         return step
 
@@ -71,6 +88,12 @@ def worker(batch, steps, rounds):
         set_auto_parallel_context(parallel_mode=ParallelMode.DATA_PARALLEL, gradients_mean=True)
         variants["blocking reduction"] = build("blocking reduction", overlap=False)
         variants["buckets during the walk"] = build("buckets during the walk", overlap=True)
+        # one bucket per layer (MindSpore's all_reduce_fusion_config): the second layer's
+        # weight no longer waits in the first layer's bucket
+        set_auto_parallel_context(all_reduce_fusion_config=[2, 4])
+        variants["per-layer buckets during the walk"] = build("per-layer buckets during the walk",
+                                                              overlap=True)
+        set_auto_parallel_context(all_reduce_fusion_config=[])
         payload = variants["blocking reduction"].grad_reducer.bytes_per_step
         buckets = len(variants["blocking reduction"].grad_reducer.buckets)
     times = {name: [] for name in variants}
@@ -83,12 +106,33 @@ def worker(batch, steps, rounds):
                 t0 = time.perf_counter()
                 step(x, y)
                 times[name].append(time.perf_counter() - t0)
+    bucket_times = {}
+    if size > 1:
+        from minispore.communication import _backend
+        from minispore.ops.operations import comm_ops
+
+        group = _backend.STATE.world
+        for label in ("buckets during the walk", "per-layer buckets during the walk"):
+            reducer = variants[label].grad_reducer
+            bucket_times[label] = []
+            for k in range(len(reducer.buckets)):
+                flat = np.ones(reducer._pack_buffer(k).size, np.float32)
+                alone = []
+                for _ in range(30):
+                    comm_ops.Barrier()()
+                    t0 = time.perf_counter()
+                    request, _ = _backend.iallreduce(group, flat, "sum", slot=("bench", k))
+                    _backend.wait(request, "benchmark all-reduce")
+                    alone.append(time.perf_counter() - t0)
+                bucket_times[label].append({
+                    "bytes": flat.nbytes, "alone": statistics.median(alone),
+                    "left": statistics.median(starts.get((label, k), [0.0]))})
     if rank == 0:
         result = {name: {"step": statistics.median(v),
                          "wait": statistics.median(waits[name]) if name in waits else 0.0}
                   for name, v in times.items()}
         result["bytes"] = payload
-        result["buckets"] = buckets if size > 1 else 0
+        result["buckets"] = bucket_times
         print("RESULT " + json.dumps(result), flush=True)
 
 
@@ -108,13 +152,14 @@ def _job(cmd, threads):
 
 
 def _span(values, scale=1e3):
-    lo, hi = min(values) * scale, max(values) * scale
-    return f"{lo:.2f}" if round(lo, 2) == round(hi, 2) else f"{lo:.2f}-{hi:.2f}"
+    """'median (min-max)' of `values` times `scale`."""
+    mid, lo, hi = (statistics.median(values) * scale, min(values) * scale, max(values) * scale)
+    return f"{mid:.2f}" if round(lo, 2) == round(hi, 2) else f"{mid:.2f} ({lo:.2f}-{hi:.2f})"
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--runs", type=int, default=6)
     parser.add_argument("--steps", type=int, default=20)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--worker", type=int, default=None, help=argparse.SUPPRESS)
@@ -132,28 +177,34 @@ def main():
         single.append(_job(me + [str(GLOBAL_BATCH)], 2))
         double.append(_job([mpiexec, "-n", "2"] + me + [str(GLOBAL_BATCH // 2)], 1))
     base = [r["no communication"]["step"] for r in single]
-    print(f"W2 step, global batch {GLOBAL_BATCH}; ranges over {args.runs} runs of the median "
-          f"step time ({args.rounds} x {args.steps} steps per variant and run)")
-    print(f"{'setting':58s} {'step ms':>13s} {'wait after walk ms':>19s} {'x 1x2 threads':>14s}")
-    print(f"{'1 process x 2 threads, batch 256':58s} {_span(base):>13s} {'-':>19s} {'1':>14s}")
-    for name in ("no communication", "blocking reduction", "buckets during the walk"):
+    print(f"W2 step, global batch {GLOBAL_BATCH}: median (min-max) over {args.runs} runs of the "
+          f"median step time ({args.rounds} x {args.steps} steps per variant and run)")
+    print(f"{'setting':66s} {'step ms':>20s} {'wait after walk ms':>20s} {'x 1x2 threads':>18s}")
+    print(f"{'1 process x 2 threads, batch 256':66s} {_span(base):>20s} {'-':>20s} {'1':>18s}")
+    for name in ("no communication", "blocking reduction", "buckets during the walk",
+                 "per-layer buckets during the walk"):
         steps = [r[name]["step"] for r in double]
         ratio = [s / b for s, b in zip(steps, base)]
         wait = _span([r[name]["wait"] for r in double]) if name != "no communication" else "-"
-        print(f"{'2 processes x 1 thread, batch 128: ' + name:58s} {_span(steps):>13s} "
-              f"{wait:>19s} {_span(ratio, 1):>14s}")
-    hidden = []
-    for r in double:
-        none = r["no communication"]["step"]
-        cost = r["blocking reduction"]["step"] - none
-        if cost > 0:
-            hidden.append(1 - (r["buckets during the walk"]["step"] - none) / cost)
+        print(f"{'2 processes x 1 thread, batch 128: ' + name:66s} {_span(steps):>20s} "
+              f"{wait:>20s} {_span(ratio, 1):>18s}")
     payload = double[0]["bytes"]
-    print(f"all-reduced per step: {payload / 1e6:.2f} MB in {double[0]['buckets']} buckets "
-          f"(ring traffic per rank at N ranks: 2(N-1)/N x that, {payload / 1e6:.2f} MB at N=2)")
-    if hidden:
-        print(f"communication hidden by the overlap: {_span(hidden, 100)} % "
-              f"(1 - (overlap - none) / (blocking - none), per run)")
+    print(f"all-reduced per step: {payload / 1e6:.2f} MB (ring traffic per rank at N ranks: "
+          f"2(N-1)/N x that, {payload / 1e6:.2f} MB at N=2)")
+    for label in double[0]["buckets"]:
+        hidden = []
+        for r in double:
+            none = r["no communication"]["step"]
+            cost = r["blocking reduction"]["step"] - none
+            if cost > 0:
+                hidden.append(1 - (r[label]["step"] - none) / cost)
+        print(f"{label}: communication hidden {_span(hidden, 100) if hidden else '-'} % "
+              f"(1 - (overlap - none) / (blocking - none))")
+        for k in range(len(double[0]["buckets"][label])):
+            rows = [r["buckets"][label][k] for r in double]
+            print(f"  bucket {k}: {rows[0]['bytes'] / 1e6:.3f} MB; backward left after it starts "
+                  f"{_span([b['left'] for b in rows])} ms; its all-reduce alone "
+                  f"{_span([b['alone'] for b in rows])} ms")
 
 
 if __name__ == "__main__":
