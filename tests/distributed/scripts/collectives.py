@@ -1,5 +1,8 @@
 """Every collective on N ranks in float64, against its definition; gradients against MindSpore's
 rules and, where the rule is the true adjoint, against finite differences of the global sum."""
+import os
+import runpy
+
 import numpy as np
 
 import minispore as mindspore
@@ -282,3 +285,6 @@ got = batch((Tensor(ring_x[rank]),))
 assert got[1].shape == () and len(got) == 2
 close(got[0].asnumpy(), ring_x[left], "BatchISendIRecv")
 print(f"rank {rank} of {n}: collectives OK", flush=True)
+# ops.communication's functions in the same launch (MPI start-up is the slow part of a test)
+runpy.run_path(os.path.join(os.path.dirname(os.path.abspath(__file__)), "comm_functions.py"),
+               run_name="__main__")
