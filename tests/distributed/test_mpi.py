@@ -5,6 +5,7 @@ CI=true, where that is a failure. Each launch is bounded by a subprocess timeout
 by MINISPORE_COMM_TIMEOUT.
 """
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -181,11 +182,9 @@ def test_model_checkpoint_in_data_parallel_writes_shared_files_once(tmp_path):
 
     proc, _ = mpirun(2, "checkpoints.py", str(tmp_path))
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    wrote = {}
-    for line in proc.stdout.splitlines():
-        if " WROTE " in line:
-            rank, files = line.split(" WROTE ")
-            wrote[int(rank.split()[1])] = json.loads(files)
+    # the ranks' lines may interleave in the launcher's output
+    wrote = {int(r): json.loads(files)
+             for r, files in re.findall(r"rank (\d+) WROTE (\[[^\]]*\])", proc.stdout)}
     steps = ("2", "4")  # 16 rows per rank in batches of 4: 4 steps, a file every 2 steps
     assert wrote[0] == sorted([f"shared/shared-1_{s}.ckpt" for s in steps] +
                               [f"rank_0/mine-1_{s}.ckpt" for s in steps] +

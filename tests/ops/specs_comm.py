@@ -83,7 +83,8 @@ spec("AlltoAllV", _draw_flat,
      _world(lambda a, x: C.AlltoAllV()(x, [x.shape[0]], [x.shape[0]])), lambda a, x: _or_empty(x))
 spec("AlltoAllVC", _draw_flat, _world(lambda a, x: C.AlltoAllVC()(x, [x.shape[0]])),
      lambda a, x: _or_empty(x))
-spec("Reduce", _draw_rows, _world(lambda a, x: C.Reduce(0)(x)), lambda a, x: x)
+spec("Reduce", lambda data: ([arr(data, data.draw(S.shapes(0, 3)))], {}),
+     _world(lambda a, x: C.Reduce(0)(x)), lambda a, x: x)
 spec("CollectiveGather", _draw_rows, _world(lambda a, x: C.CollectiveGather(0)(x)),
      lambda a, x: x)
 spec("CollectiveScatter", _draw_rows, _world(lambda a, x: C.CollectiveScatter(0)(x)),
