@@ -209,6 +209,7 @@ NOT_DRAWN = {
         "UnsortedSegmentSum", "UnsortedSegmentProd", "UnsortedSegmentMax", "UnsortedSegmentMin",
         "TensorScatterMax", "TensorScatterMin",
         "BatchMatMul", "Diagonal",  # a batch of matrices; a matrix
+        "NeighborExchangeV2", "NeighborExchangeV2Grad",  # NCHW feature maps
         "LayerNorm", "LayerNormGrad",  # normalized axes drawn from at least one dim
         "CTCLossV2", "CTCLossV2Grad",  # (T, N, C) log-probabilities, (N, S) targets
         # an axis of the input is the subject: drawn with at least one dim

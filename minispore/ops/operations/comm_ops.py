@@ -13,8 +13,8 @@ from . import math_ops as M
 
 __all__ = ["AllGather", "AllGatherV", "AllReduce", "AlltoAll", "AlltoAllV", "AlltoAllVC", "Barrier",
            "BatchISendIRecv", "Broadcast", "CollectiveGather", "CollectiveScatter",
-           "NeighborExchange", "Receive", "Reduce", "ReduceOp", "ReduceScatter", "ReduceScatterV",
-           "Send"]
+           "NeighborExchange", "NeighborExchangeV2", "Receive", "Reduce", "ReduceOp",
+           "ReduceScatter", "ReduceScatterV", "Send"]
 PRIMITIVE_CLASSES = ("ReduceOp",)
 
 
@@ -832,3 +832,197 @@ class BatchISendIRecv(Primitive):
         sent = iter(xs)
         return tuple(next(got) if t == "irecv" else np.zeros((), next(sent).dtype)
                      for t in self.op_types)
+
+
+# ---- halo exchange of NCHW feature maps ----------------------------------------------------------
+# Directions, clockwise from the top: 0 top, 1 top-right, 2 right, 3 bottom-right, 4 bottom,
+# 5 bottom-left, 6 left, 7 top-left. lens are [top, bottom, left, right]. A block sent in
+# direction d lands in the receiver's halo on the opposite side, (d + 4) % 8: the messages are
+# tagged with that direction, so any number of directions may join the same two ranks.
+_ROWS = {0: "top", 1: "top", 7: "top", 3: "bottom", 4: "bottom", 5: "bottom"}
+_COLS = {1: "right", 2: "right", 3: "right", 5: "left", 6: "left", 7: "left"}
+_HALO_TAG = 7800
+
+
+def _check_halo_args(owner, send_rank_ids, send_lens, recv_rank_ids, recv_lens, data_format):
+    for name, ids in (("send_rank_ids", send_rank_ids), ("recv_rank_ids", recv_rank_ids)):
+        if not isinstance(ids, list) or len(ids) != 8 or any(
+                not isinstance(r, int) or isinstance(r, bool) for r in ids):
+            raise TypeError(f"For '{owner}', the '{name}' must be a list of 8 ints (one rank per "
+                            f"direction, -1 for none), but got {ids!r}")
+        if any(r < -1 for r in ids):
+            raise ValueError(f"For '{owner}', the '{name}' can not hold values less than -1, but "
+                             f"got {ids}")
+        real = [r for r in ids if r != -1]
+        if len(set(real)) != len(real):
+            raise ValueError(f"For '{owner}', the '{name}' can not hold repeated ranks, but got "
+                             f"{ids}")
+    for name, lens in (("send_lens", send_lens), ("recv_lens", recv_lens)):
+        if not isinstance(lens, list) or len(lens) != 4 or any(
+                not isinstance(v, int) or isinstance(v, bool) for v in lens):
+            raise TypeError(f"For '{owner}', the '{name}' must be a list of 4 ints [top, bottom, "
+                            f"left, right], but got {lens!r}")
+        if any(v < 0 for v in lens):
+            raise ValueError(f"For '{owner}', the '{name}' can not hold values less than 0, but "
+                             f"got {lens}")
+    if data_format != "NCHW":
+        raise ValueError(f"For '{owner}', the 'data_format' must be 'NCHW', but got "
+                         f"{data_format!r}")
+
+
+def _halo(ids, lens):
+    """The [top, bottom, left, right] widths that `ids`' live directions use (0 elsewhere)."""
+    live = [d for d in range(8) if ids[d] != -1]
+    side = {"top": 0, "bottom": 1, "left": 2, "right": 3}
+    used = {_ROWS[d] for d in live if d in _ROWS} | {_COLS[d] for d in live if d in _COLS}
+    return [lens[i] if name in used else 0 for name, i in side.items()]
+
+
+def _region(d, shape, halo, inner):
+    """The index of direction d's block: the input's edge block (inner=True) of widths `halo`,
+    or the halo band around an input of spatial `shape` in the padded output (inner=False)."""
+    h, w = shape
+    top, bottom, left, right = halo
+    if inner:
+        rows = {"top": slice(0, top), "bottom": slice(h - bottom, h), None: slice(0, h)}
+        cols = {"left": slice(0, left), "right": slice(w - right, w), None: slice(0, w)}
+    else:
+        rows = {"top": slice(0, top), "bottom": slice(top + h, top + h + bottom),
+                None: slice(top, top + h)}
+        cols = {"left": slice(0, left), "right": slice(left + w, left + w + right),
+                None: slice(left, left + w)}
+    return (slice(None), slice(None), rows[_ROWS.get(d)], cols[_COLS.get(d)])
+
+
+def _halo_exchange(owner, group, x, sends, send_halo, recvs, recv_halo, out_shape, inner_out):
+    """Send x's block for each live direction of `sends`, receive each live direction of `recvs`
+    into a zero array of `out_shape` (halo bands, or edge blocks added in when `inner_out`)."""
+    spatial_in = x.shape[2:] if not inner_out else tuple(
+        s - a - b for s, a, b in zip(x.shape[2:], send_halo[::2], send_halo[1::2]))
+    for r in sends + recvs:
+        if r >= group.size:
+            raise ValueError(f"For '{owner}', every rank id must be in [-1, {group.size}), but "
+                             f"got {r}")
+    out = np.zeros(out_shape, x.dtype)
+    receives = []
+    for d in range(8):
+        if recvs[d] != -1:
+            index = _region(d, out_shape[2:] if inner_out else spatial_in, recv_halo, inner_out)
+            block = np.empty(out[index].shape, x.dtype)
+            receives.append((d, index, _backend.recv(group, block.shape, x.dtype, recvs[d],
+                                                     _HALO_TAG + d) if group.comm else None))
+    started = []
+    for d in range(8):
+        if sends[d] != -1:
+            block = x[_region(d, spatial_in if inner_out else x.shape[2:], send_halo, not inner_out)]
+            started.append(_backend.send(group, np.ascontiguousarray(block), sends[d],
+                                         _HALO_TAG + (d + 4) % 8))
+    for d, index, posted in receives:
+        if posted is None:  # a world of one: this rank sent it to itself
+            posted = _backend.recv(group, out[index].shape, x.dtype, recvs[d], _HALO_TAG + d)
+        request, buf = posted
+        _backend.wait(request, f"{owner} receive (direction {d}) on group '{group.name}'",
+                      buf.nbytes)
+        if inner_out:
+            out[index] += buf
+        else:
+            out[index] = buf
+    for s in started:
+        if s is not None:
+            _backend.wait(s[0], f"{owner} send on group '{group.name}'", s[1].nbytes)
+    return out
+
+
+@register
+class NeighborExchangeV2(Primitive):
+    """Halo exchange of an NCHW feature map with up to 8 neighbours (`send_rank_ids` and
+    `recv_rank_ids` hold a rank or -1 per direction, clockwise from the top; `send_lens` and
+    `recv_lens` are [top, bottom, left, right] widths): the output is the input surrounded by the
+    bands received (zeros where nothing is received). MindSpore runs it only in graph mode on
+    Ascend. Gradient: NeighborExchangeV2Grad, its adjoint (each band's gradient returns to the
+    rank that sent it and is added to the edge block it came from)."""
+
+    inputs = ("input_x",)
+
+    def __init__(self, send_rank_ids, send_lens, recv_rank_ids, recv_lens, data_format,
+                 group=GlobalComm.WORLD_COMM_GROUP):
+        super().__init__()
+        _check_halo_args("NeighborExchangeV2", send_rank_ids, send_lens, recv_rank_ids,
+                         recv_lens, data_format)
+        self.send_rank_ids, self.send_lens = list(send_rank_ids), list(send_lens)
+        self.recv_rank_ids, self.recv_lens = list(recv_rank_ids), list(recv_lens)
+        self.data_format = self.format = data_format
+        self.group = _check_group("NeighborExchangeV2", group)
+
+    def __call__(self, input_x):
+        return apply(self, (input_x,))
+
+    def forward(self, x):
+        owner = "NeighborExchangeV2"
+        _check_input(owner, x)
+        if x.ndim != 4:
+            raise ValueError(f"For '{owner}', the input must be NCHW (4-D), but got shape "
+                             f"{x.shape}")
+        send_halo = _halo(self.send_rank_ids, self.send_lens)
+        recv_halo = _halo(self.recv_rank_ids, self.recv_lens)
+        if send_halo[0] + send_halo[1] > x.shape[2] or send_halo[2] + send_halo[3] > x.shape[3]:
+            raise ValueError(f"For '{owner}', the 'send_lens' {self.send_lens} do not fit an input "
+                             f"of shape {x.shape}")
+        top, bottom, left, right = recv_halo
+        out_shape = x.shape[:2] + (x.shape[2] + top + bottom, x.shape[3] + left + right)
+        out = _halo_exchange(owner, group_of(self.group, owner), x, self.send_rank_ids,
+                             send_halo, self.recv_rank_ids, recv_halo, out_shape, False)
+        out[:, :, top:top + x.shape[2], left:left + x.shape[3]] = x
+        return out
+
+    def bprop(self, saved, dout, needs):
+        back = NeighborExchangeV2Grad(self.recv_rank_ids, self.recv_lens, self.send_rank_ids,
+                                      self.send_lens, self.data_format, self.group)
+        return (apply(back, (dout,)),)
+
+
+@register
+class NeighborExchangeV2Grad(Primitive):
+    """The gradient of NeighborExchangeV2 (built with the forward's send and receive sides
+    swapped): each halo band of `dy` goes back to the rank in `send_rank_ids` it came from, the
+    bands received are added to the edge blocks they cover, and the centre is kept. Gradient:
+    NeighborExchangeV2 with the sides swapped back (the two are adjoint)."""
+
+    inputs = ("dy",)
+
+    def __init__(self, send_rank_ids, send_lens, recv_rank_ids, recv_lens, data_format,
+                 group=GlobalComm.WORLD_COMM_GROUP):
+        super().__init__()
+        _check_halo_args("NeighborExchangeV2Grad", send_rank_ids, send_lens, recv_rank_ids,
+                         recv_lens, data_format)
+        self.send_rank_ids, self.send_lens = list(send_rank_ids), list(send_lens)
+        self.recv_rank_ids, self.recv_lens = list(recv_rank_ids), list(recv_lens)
+        self.data_format = self.format = data_format
+        self.group = _check_group("NeighborExchangeV2Grad", group)
+
+    def __call__(self, dy):
+        return apply(self, (dy,))
+
+    def forward(self, dy):
+        owner = "NeighborExchangeV2Grad"
+        _check_input(owner, dy)
+        if dy.ndim != 4:
+            raise ValueError(f"For '{owner}', the input must be NCHW (4-D), but got shape "
+                             f"{dy.shape}")
+        band = _halo(self.send_rank_ids, self.send_lens)  # the bands of dy, sent back
+        top, bottom, left, right = band
+        h, w = dy.shape[2] - top - bottom, dy.shape[3] - left - right
+        if h < 0 or w < 0:
+            raise ValueError(f"For '{owner}', the 'send_lens' {self.send_lens} do not fit a "
+                             f"gradient of shape {dy.shape}")
+        edge = _halo(self.recv_rank_ids, self.recv_lens)  # the edge blocks they are added to
+        out_shape = dy.shape[:2] + (h, w)
+        dx = _halo_exchange(owner, group_of(self.group, owner), dy, self.send_rank_ids, band,
+                            self.recv_rank_ids, edge, out_shape, True)
+        dx += dy[:, :, top:top + h, left:left + w]
+        return dx
+
+    def bprop(self, saved, dout, needs):
+        back = NeighborExchangeV2(self.recv_rank_ids, self.recv_lens, self.send_rank_ids,
+                                  self.send_lens, self.data_format, self.group)
+        return (apply(back, (dout,)),)

@@ -16,7 +16,7 @@ from mindspore.communication import comm_func
 facts = {"signatures": {}, "context": {}, "errors": {}, "constants": {}}
 for name in ["AllReduce", "AllGather", "ReduceScatter", "Broadcast", "AlltoAll", "Send",
              "Receive", "Barrier", "Reduce", "CollectiveGather", "CollectiveScatter", "AllGatherV",
-             "ReduceScatterV", "AlltoAllV", "AlltoAllVC", "NeighborExchange", "BatchISendIRecv"]:
+             "ReduceScatterV", "AlltoAllV", "AlltoAllVC", "NeighborExchange", "BatchISendIRecv", "NeighborExchangeV2"]:
     facts["signatures"][f"ops.{name}"] = str(inspect.signature(getattr(ops, name).__init__))
 for name in comm.__all__:
     obj = getattr(comm, name)

@@ -284,6 +284,29 @@ batch = C.BatchISendIRecv(["irecv", "isend"], [left, right], [[2, 3]], [mindspor
 got = batch((Tensor(ring_x[rank]),))
 assert got[1].shape == () and len(got) == 2
 close(got[0].asnumpy(), ring_x[left], "BatchISendIRecv")
+
+# NeighborExchangeV2 on a grid of ranks (2 x 2 for 4 ranks, 2 x 1 for 2): each rank holds a tile
+# of one global map and receives a band of 1 from every neighbour; the result is its window of
+# the global map. The gradient is the adjoint: sum of <out, w> over ranks = sum of <x, grad>.
+grid = (2, 2) if n == 4 else (n, 1)
+row, col = divmod(rank, grid[1])
+steps = [(-1, 0), (-1, 1), (0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1)]
+ids = [(row + dr) * grid[1] + col + dc if 0 <= row + dr < grid[0] and 0 <= col + dc < grid[1]
+       else -1 for dr, dc in steps]
+H, W = 3, 4
+whole = inputs((1, 2, H * grid[0], W * grid[1]), 1000)
+tile = whole[:, :, row * H:(row + 1) * H, col * W:(col + 1) * W]
+op = C.NeighborExchangeV2(ids, [1, 1, 1, 1], ids, [1, 1, 1, 1], "NCHW")
+out = op(Tensor(tile)).asnumpy()
+top, left = int(row > 0), int(col > 0)
+bottom, right = int(row < grid[0] - 1), int(col < grid[1] - 1)
+close(out, whole[:, :, row * H - top:(row + 1) * H + bottom, col * W - left:(col + 1) * W + right],
+      "NeighborExchangeV2")
+w_out = inputs(out.shape, 1100 + rank)
+g = grad_of(lambda t: op(t), tile, w_out)
+both = C.AllReduce()(Tensor(np.array([(out * w_out).sum(), (tile * g).sum()]))).asnumpy()
+close(both[0], both[1], "NeighborExchangeV2 adjoint", 1e-10)
+fd_check(lambda t: op(t), tile, w_out, g, "NeighborExchangeV2")
 print(f"rank {rank} of {n}: collectives OK", flush=True)
 # ops.communication's functions in the same launch (MPI start-up is the slow part of a test)
 runpy.run_path(os.path.join(os.path.dirname(os.path.abspath(__file__)), "comm_functions.py"),
