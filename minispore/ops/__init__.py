@@ -25,7 +25,7 @@ from . import communication  # noqa: E402  (MindSpore's ops.all_reduce, ops.new_
 
 # ops.gather and ops.scatter stay the array ops; the collectives of those names live in
 # ops.communication only, as in MindSpore
-globals().update({n: getattr(communication, n) for n in communication.__all__
-                  if n not in ("gather", "scatter")})
+globals().update({n: getattr(communication, n) for n in communication.__all__ + list(
+    communication.OPS_ONLY) if n not in ("gather", "scatter")})
 
 __getattr__ = missing_names(__name__, globals())

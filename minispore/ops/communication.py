@@ -26,6 +26,7 @@ from ..communication import management as _mgmt
 from ..communication.comm_func import CommHandle
 from ..communication.management import GlobalComm
 from .operations import comm_ops
+from .operations.linalg_ops import MatMul
 
 __all__ = ["P2POp", "all_gather", "all_gather_into_tensor", "all_gather_into_tensor_uneven",
            "all_gather_object", "all_reduce", "all_to_all", "all_to_all_single", "all_to_all_v_c",
@@ -37,6 +38,8 @@ __all__ = ["P2POp", "all_gather", "all_gather_into_tensor", "all_gather_into_ten
            "reduce_scatter_tensor", "reduce_scatter_tensor_uneven", "scatter", "scatter_object_list",
            "scatter_tensor", "send", "send_object_list", "set_comm_ops_inplace"]
 
+# in `ops` only (MindSpore's fused Ascend kernels), not in `ops.communication`
+OPS_ONLY = ("all_gather_matmul", "matmul_reduce_scatter")
 _log = logging.getLogger("minispore")
 _INPLACE = dict.fromkeys((
     "all_reduce", "all_gather_into_tensor", "all_gather_into_tensor_uneven", "all_to_all",
@@ -933,3 +936,76 @@ def recv_object_list(object_list, src=0, group=None, device=None):
     items = pickle.loads(data._data.tobytes())
     object_list[:len(items)] = items
     return 0
+
+
+# ---- the fused communication and matmul kernels of `ops` ----------------------------------------
+
+def _fused_checks(owner, input, x2, group, world_size, bias, comm_turn, trans_input):
+    for name, t in (("input", input), ("x2", x2)):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"For '{owner}', the '{name}' must be a Tensor, but got "
+                            f"{type(t).__name__}")
+    if not isinstance(group, str):
+        raise TypeError(f"For '{owner}', the 'group' must be a str, but got {type(group).__name__}")
+    if not isinstance(world_size, int) or isinstance(world_size, bool):
+        raise TypeError(f"For '{owner}', the 'world_size' must be an int, but got "
+                        f"{type(world_size).__name__}")
+    if input.ndim != 2 or x2.ndim != 2:
+        raise RuntimeError(f"For '{owner}', the shapes of 'input' and 'x2' must be 2-dimensional, "
+                           f"but got {input.shape} and {x2.shape}")
+    if input.dtype != x2.dtype or input._data.dtype.kind != "f":
+        raise RuntimeError(f"For '{owner}', 'input' and 'x2' must have the same floating-point "
+                           f"dtype, but got {input.dtype} and {x2.dtype}")
+    if bias is not None:
+        raise RuntimeError(f"For '{owner}', only bias=None is supported")
+    if comm_turn != 0 or trans_input:
+        raise RuntimeError(f"For '{owner}', only comm_turn=0 and trans_input=False are supported, "
+                           f"but got {comm_turn} and {trans_input}")
+    grp = _mgmt.group_of(group, owner)
+    if world_size != grp.size:
+        raise RuntimeError(f"For '{owner}', the 'world_size' ({world_size}) must be the size of "
+                           f"group '{group}' ({grp.size})")
+    return grp
+
+
+def _k_check(owner, input, x2, trans_x2):
+    k2 = x2.shape[1] if trans_x2 else x2.shape[0]
+    if input.shape[1] != k2:
+        raise RuntimeError(f"For '{owner}', the k axes of 'input' {input.shape} and 'x2' "
+                           f"{x2.shape} (trans_x2={trans_x2}) must be equal")
+
+
+def all_gather_matmul(input, x2, group, world_size, *, bias=None, gather_index=0,
+                      gather_output=True, comm_turn=0, trans_input=False, trans_x2=False):
+    """`(allgather(input) @ x2, allgather(input))`: the rows of every rank's `input` gathered in
+    rank order, then multiplied by `x2` (transposed with `trans_x2`); the second result is a
+    shape-(0,) tensor when `gather_output` is False. MindSpore fuses the two in one Ascend kernel
+    (float16/bfloat16, k in [256, 65535)); here they are the two differentiable primitives, for
+    any floating-point dtype and size. `world_size` must be the group's size."""
+    owner = "all_gather_matmul"
+    _fused_checks(owner, input, x2, group, world_size, bias, comm_turn, trans_input)
+    if gather_index != 0:
+        raise RuntimeError(f"For '{owner}', only gather_index=0 is supported, but got "
+                           f"{gather_index}")
+    _k_check(owner, input, x2, trans_x2)
+    gathered = comm_ops.AllGather(group)(input)
+    out = MatMul(transpose_b=bool(trans_x2))(gathered, x2)
+    return out, gathered if gather_output else wrap(np.zeros((0,), input._data.dtype))
+
+
+def matmul_reduce_scatter(input, x2, group, world_size, *, reduce_op="sum", bias=None,
+                          comm_turn=0, trans_input=False, trans_x2=False):
+    """`reducescatter(input @ x2)`: every rank's product summed, rank k keeping the k-th block of
+    rows (the rows of `input` must divide by `world_size`). MindSpore fuses the two in one
+    Ascend kernel; here they are the two differentiable primitives, for any floating-point dtype
+    and size."""
+    owner = "matmul_reduce_scatter"
+    grp = _fused_checks(owner, input, x2, group, world_size, bias, comm_turn, trans_input)
+    if reduce_op != "sum":
+        raise RuntimeError(f"For '{owner}', only reduce_op='sum' is supported, but got "
+                           f"{reduce_op!r}")
+    _k_check(owner, input, x2, trans_x2)
+    if input.shape[0] % grp.size:
+        raise RuntimeError(f"For '{owner}', the rows of 'input' ({input.shape[0]}) must be a "
+                           f"multiple of world_size {grp.size}")
+    return comm_ops.ReduceScatter("sum", group)(MatMul(transpose_b=bool(trans_x2))(input, x2))

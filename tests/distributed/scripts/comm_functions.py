@@ -163,6 +163,30 @@ mine = [None]
 dist.scatter_object_list(mine, [f"for {r}" for r in ranks] if rank == 0 else None, src=0)
 assert mine == [f"for {rank}"]
 
+
+# the fused kernels of ops: all_gather_matmul and matmul_reduce_scatter, with their gradients
+world = "hccl_world_group"
+x2 = np.arange(6.0).reshape(2, 3) / 7
+parts = [x_of(r) for r in ranks]  # (3, 2) each
+out, gathered = ops.all_gather_matmul(T(x_of(rank)), T(x2), world, n)
+np.testing.assert_allclose(out.asnumpy(), np.concatenate(parts) @ x2, rtol=1e-12)
+np.testing.assert_array_equal(gathered.asnumpy(), np.concatenate(parts))
+out, empty = ops.all_gather_matmul(T(x_of(rank)), T(x2.T), world, n, gather_output=False,
+                                   trans_x2=True)
+assert empty.shape == (0,)
+np.testing.assert_allclose(out.asnumpy(), np.concatenate(parts) @ x2, rtol=1e-12)
+ws = [np.full((3 * n, 3), 1.0 + r) for r in ranks]
+grad = mindspore.grad(lambda a: (ops.all_gather_matmul(a, T(x2), world, n)[0] *
+                                 T(ws[rank])).sum())(T(x_of(rank)))
+np.testing.assert_allclose(grad.asnumpy(), (sum(ws) @ x2.T)[3 * rank:3 * rank + 3], rtol=1e-12)
+tall = [x_of(r, 2 * n) for r in ranks]
+out = ops.matmul_reduce_scatter(T(tall[rank]), T(x2), world, n)
+np.testing.assert_allclose(out.asnumpy(), (sum(tall) @ x2)[2 * rank:2 * rank + 2], rtol=1e-12)
+grad = mindspore.grad(lambda a: (ops.matmul_reduce_scatter(a, T(x2), world, n) *
+                                 T(np.full((2, 3), 1.0 + rank))).sum())(T(tall[rank]))
+w_all = np.concatenate([np.full((2, 3), 1.0 + r) for r in ranks])
+np.testing.assert_allclose(grad.asnumpy(), w_all @ x2.T, rtol=1e-12)
+
 # groups: the even world ranks
 evens = [r for r in ranks if r % 2 == 0]
 name = dist.new_group(evens)
