@@ -228,6 +228,11 @@ def _wire(x):
     return np.require(x, np.float32 if x.dtype == np.float16 else x.dtype, "C")
 
 
+_DTYPE_NAMES = {np.dtype(t).num: np.dtype(t).name for t in (
+    np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64,
+    np.float16, np.float32, np.float64, np.complex64, np.complex128)}
+
+
 def check_same_shapes(group, opname, x, tensor_name="input"):
     """Exchange (dtype, shape) across the group; every rank raises ValueError on a mismatch."""
     if group.comm is None or group.size == 1:
@@ -240,8 +245,7 @@ def check_same_shapes(group, opname, x, tensor_name="input"):
     wait(group.comm.Iallgather(header, everyone), f"{opname} header on group '{group.name}'")
     if not (everyone == header).all():
         shapes = {f"rank {group.world_ranks[i]}":
-                  (np.dtype(np.sctypeDict[int(h[0])]).name if int(h[0]) in np.sctypeDict
-                   else int(h[0]), tuple(int(v) for v in h[2:2 + h[1]]))
+                  (_DTYPE_NAMES.get(int(h[0]), int(h[0])), tuple(int(v) for v in h[2:2 + h[1]]))
                   for i, h in enumerate(everyone)}
         raise ValueError(f"For '{opname}', the {tensor_name} must have the same dtype and shape on "
                          f"every rank of group '{group.name}', but got {shapes}")

@@ -20,6 +20,7 @@ import numpy as np
 
 from .._autodiff.tape import wrap
 from ..common import _writes
+from ..common.parameter import Parameter
 from ..common.tensor import Tensor
 from ..communication import _backend
 from ..communication import management as _mgmt
@@ -135,6 +136,11 @@ def _write(t, values):
     _writes.record(t)
     t._data[...] = np.asarray(values).reshape(t._data.shape)
     _writes.bump_version(t)
+
+
+def _what(t):
+    """How a shape-mismatch error names the tensor: a Parameter by its name."""
+    return f"tensor '{t.name}'" if isinstance(t, Parameter) else "input"
 
 
 def _done(async_op):
@@ -329,7 +335,7 @@ def all_reduce(tensor, op="sum", group=None, async_op=False):
     group = _group(group, async_op)
     grp = _mgmt.group_of(group, "all_reduce")
     x = tensor._data
-    _backend.check_same_shapes(grp, "all_reduce", x)
+    _backend.check_same_shapes(grp, "all_reduce", x, _what(tensor))
     if not _INPLACE["all_reduce"]:
         if op == "avg":
             return wrap(_reduced(grp, x, op)), _done(async_op)
@@ -421,7 +427,7 @@ def reduce_scatter_tensor(output, input, op="sum", group=None, async_op=False):
                          f"group size {grp.size}, but got shape {input.shape}")
     if not inplace and op != "avg":
         return comm_ops.ReduceScatter(op, group)(input), _done(async_op)
-    _backend.check_same_shapes(grp, owner, input._data)
+    _backend.check_same_shapes(grp, owner, input._data, _what(input))
     out = _backend.reduce_scatter(grp, input._data, "sum" if op == "avg" else op, owner)
     if op == "avg":
         out = (out / grp.size).astype(out.dtype) if out.dtype.kind in "fc" else out // grp.size
@@ -474,7 +480,7 @@ def reduce(tensor, dst, op="sum", group=None, async_op=False):
     grp = _mgmt.group_of(group, "reduce")
     root = _world_rank_to_group(dst, group)
     x = tensor._data
-    _backend.check_same_shapes(grp, "reduce", x)
+    _backend.check_same_shapes(grp, "reduce", x, _what(tensor))
     out = _backend.reduce_to(grp, x, "sum" if op == "avg" else op, root)
     if out is not None:
         if op == "avg":
@@ -491,7 +497,7 @@ def broadcast(tensor, src, group=None, async_op=False):
     group = _group(group, async_op)
     grp = _mgmt.group_of(group, "broadcast")
     root = _world_rank_to_group(src, group)
-    _backend.check_same_shapes(grp, "broadcast", tensor._data)
+    _backend.check_same_shapes(grp, "broadcast", tensor._data, _what(tensor))
     _write(tensor, _backend.broadcast(grp, tensor._data, root, "broadcast"))
     return _done(async_op)
 
@@ -616,7 +622,7 @@ def gather(tensor, gather_list, dst=0, group=None, async_op=False):
     if grp.rank == root:
         _list_len(gather_list, grp.size)
         _check_out("gather", gather_list[0], tensor._data)
-    _backend.check_same_shapes(grp, "gather", tensor._data)
+    _backend.check_same_shapes(grp, "gather", tensor._data, _what(tensor))
     out = _backend.gather_to(grp, tensor._data[None], root, "gather")
     if out is not None:
         for t, piece in zip(gather_list, out):

@@ -123,6 +123,16 @@ dist.all_to_all_v_c(out, T(source), matrix)
 np.testing.assert_array_equal(out.asnumpy(), np.concatenate(
     [np.full((rank + 1, 2), 100.0 * i + rank) for i in ranks]))
 
+# mismatched shapes: every rank raises, naming the op and the tensor
+if n > 1:
+    try:
+        dist.all_reduce(mindspore.Parameter(T(np.ones(2 + rank)), name="moment.layer1"))
+    except ValueError as err:
+        assert "all_reduce" in str(err) and "'moment.layer1'" in str(err), err
+        assert f"'rank {n - 1}': ('float64', ({n + 1},))" in str(err), err
+    else:
+        raise AssertionError("mismatched shapes were not detected")
+
 # point to point on a ring
 if n > 1:
     right, left = (rank + 1) % n, (rank - 1) % n
