@@ -12,11 +12,13 @@ from .._quiet import _IGNORE, _reset, _set
 _counter = itertools.count()
 
 
-def lower(trace, guard_methods, same_python, rng_snapshot, rng_restore):
-    """The generated replay function of `trace`: f(arg_arrays) -> output arrays or None."""
+def lower(trace, guard_methods, same_python, rng_snapshot, rng_restore, committed_miss):
+    """The generated replay function of `trace`: f(arg_arrays) -> output arrays or None (a
+    miss); after a HostCall or Write has run, a shape miss raises `committed_miss(prim)`."""
     ns = {"_ndarray": np.ndarray, "_asarray": np.asarray, "_set": _set, "_reset": _reset,
           "_IGNORE": _IGNORE, "_wrap": _tape.wrap, "_same": same_python,
-          "_snap": rng_snapshot, "_restore": rng_restore, "_trace": trace}
+          "_snap": rng_snapshot, "_restore": rng_restore, "_trace": trace,
+          "_committed_miss": committed_miss}
     lines = ["def replay(args):"]
     body = []
     n_args = trace.n_args
@@ -32,7 +34,7 @@ def lower(trace, guard_methods, same_python, rng_snapshot, rng_restore):
     if rng:
         body.append("snap = _snap(_trace)")
     miss = "_restore(snap); return None" if rng else "return None"
-    quiet_on = False
+    quiet_on = committed = False
     for n, step in enumerate(trace.steps):
         if hasattr(step, "prim"):
             if step.quiet and not quiet_on:
@@ -60,10 +62,25 @@ def lower(trace, guard_methods, same_python, rng_snapshot, rng_restore):
                     body.append(f"v{i} = o[{m}]")
             else:
                 body.append(f"v{step.outs[0]} = {call}")
+            if committed:
+                ns[f"p{n}"] = step.prim
             for i, shp in zip(step.outs, step.shapes):
                 ns[f"s{i}"] = shp
                 body.append(f"if type(v{i}) is not _ndarray: v{i} = _asarray(v{i})")
-                body.append(f"if v{i}.shape != s{i}: {miss}")
+                body.append(f"if v{i}.shape != s{i}: " +
+                            (f"raise _committed_miss(p{n})" if committed else miss))
+        elif hasattr(step, "cell") or hasattr(step, "target"):  # a HostCall or a Write
+            ns[f"h{n}"] = step.run
+            if hasattr(step, "target"):
+                body.append(f"h{n}(v{step.value})")
+            else:
+                ins = "".join(f"v{i}, " for i in step.in_ids)
+                body.append(f"o = h{n}({ins})")
+                for m, i in enumerate(step.outs):
+                    body.append(f"v{i} = o[{m}]")
+            for k, (i, _) in enumerate(trace.refs):  # a write may have given a new array
+                body.append(f"v{i} = r{k}._data")
+            committed = True  # from here on a shape miss raises: the writes happened
         else:
             ns[f"g{n}"] = guard_methods[step.method]
             ns[f"e{n}"] = step.expected
