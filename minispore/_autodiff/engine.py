@@ -1,4 +1,6 @@
 """The reverse walk over a tape segment, and the transforms built on it: grad, value_and_grad."""
+import weakref
+
 import numpy as np
 
 from ..common.parameter import Parameter
@@ -38,10 +40,40 @@ def backward(tape, start, roots, nested):
         return _walk(tape, start, roots, nested)
 
 
+# Readiness hooks: tape -> {slot: callback(gradient or None)}, set while the tape records (the
+# data-parallel reducer starts a bucket's all-reduce as soon as its weights' gradients are final).
+# A first-order walk calls each callback once no later node can add to the slot: after the
+# earliest node reading it. Nested walks ignore them (the gradients are recorded, not final).
+ready_hooks = weakref.WeakKeyDictionary()
+
+
+def _ready_plan(nodes, start, hooks, grads):
+    """{node index: [(slot, callback)]}: each hooked slot under its earliest reader in
+    `nodes[start:]`; slots no node reads are final now and fired at once."""
+    first = {}
+    for i in range(len(nodes) - 1, start - 1, -1):
+        for s in nodes[i][1] if nodes[i] is not None else ():
+            if s in hooks:
+                first[s] = i
+    plan = {}
+    for s, callback in hooks.items():
+        if s in first:
+            plan.setdefault(first[s], []).append((s, callback))
+        else:
+            callback(grads[s])
+    return plan
+
+
+def _fire(fired, grads):
+    for s, callback in fired:
+        callback(grads[s])
+
+
 def _walk(tape, start, roots, nested):
     nodes = tape.nodes
     grads = [None] * tape.n_slots
     owned = bytearray(tape.n_slots)  # 1 where grads[slot] is a buffer this walk allocated
+    ready = ready_hooks.pop(tape, None) if ready_hooks else None
 
     def add(slot, g):
         cur = grads[slot]
@@ -57,12 +89,16 @@ def _walk(tape, start, roots, nested):
 
     for slot, sens in roots:
         add(slot, sens)
+    if ready is not None:
+        ready = None if nested else _ready_plan(nodes, start, ready, grads)
 
     clock = _writes.clock
     hooks = tape.hooks or None
     # perf: one- and two-input nodes (nearly all) are unpacked by hand, and a slot's first
     # gradient is stored without a call.
     for i in range(len(nodes) - 1, start - 1, -1):
+        if ready is not None and i + 1 in ready:
+            _fire(ready.pop(i + 1), grads)
         prim, ins, needs, out, saved, epoch, meta = nodes[i]
         if type(out) is int:
             dout = grads[out]
@@ -116,6 +152,8 @@ def _walk(tape, start, roots, nested):
                         add(slot, g)
         if not nested:
             nodes[i] = None  # frees what the node saved
+    if ready:
+        _fire(ready.pop(start), grads)
     return grads
 
 

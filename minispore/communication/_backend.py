@@ -7,6 +7,7 @@ more than one rank installs an exception hook that aborts the whole job when any
 """
 import atexit
 import os
+import pickle
 import sys
 import threading
 import time
@@ -227,6 +228,11 @@ def _wire(x):
     return np.require(x, np.float32 if x.dtype == np.float16 else x.dtype, "C")
 
 
+_DTYPE_NAMES = {np.dtype(t).num: np.dtype(t).name for t in (
+    np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64,
+    np.float16, np.float32, np.float64, np.complex64, np.complex128)}
+
+
 def check_same_shapes(group, opname, x, tensor_name="input"):
     """Exchange (dtype, shape) across the group; every rank raises ValueError on a mismatch."""
     if group.comm is None or group.size == 1:
@@ -239,8 +245,7 @@ def check_same_shapes(group, opname, x, tensor_name="input"):
     wait(group.comm.Iallgather(header, everyone), f"{opname} header on group '{group.name}'")
     if not (everyone == header).all():
         shapes = {f"rank {group.world_ranks[i]}":
-                  (np.dtype(np.sctypeDict[int(h[0])]).name if int(h[0]) in np.sctypeDict
-                   else int(h[0]), tuple(int(v) for v in h[2:2 + h[1]]))
+                  (_DTYPE_NAMES.get(int(h[0]), int(h[0])), tuple(int(v) for v in h[2:2 + h[1]]))
                   for i, h in enumerate(everyone)}
         raise ValueError(f"For '{opname}', the {tensor_name} must have the same dtype and shape on "
                          f"every rank of group '{group.name}', but got {shapes}")
@@ -396,6 +401,72 @@ def recv(group, shape, dtype, src, tag, what="Receive"):
 
 
 _LOOPBACK = {}  # a world of one: what a rank sent to itself, by (group, tag)
+
+
+def allgather_bytes(comm, data, size, what):
+    """Every rank's `data` (bytes of any length), in rank order: lengths first, then the bytes."""
+    counts = np.empty(size, np.int64)
+    wait(comm.Iallgather(np.array([len(data)], np.int64), counts), what)
+    buf = np.empty(int(counts.sum()), np.uint8)
+    wait(comm.Iallgatherv(np.frombuffer(data, np.uint8), [buf, counts]), what, buf.nbytes)
+    ends = np.cumsum(counts)
+    return [buf[end - n:end].tobytes() for n, end in zip(counts, ends)]
+
+
+def allgather_object(group, obj, what="all_gather_object", control=False):
+    """Every rank's picklable `obj`, in group rank order (`control`: on the world's control
+    communicator, out of the way of data collectives)."""
+    if group.comm is None or group.size == 1:
+        return [pickle.loads(pickle.dumps(obj))]
+    comm = STATE.control if control else group.comm
+    return [pickle.loads(b) for b in
+            allgather_bytes(comm, pickle.dumps(obj), group.size, f"{what} on group '{group.name}'")]
+
+
+def _as_bytes(x):
+    return np.ascontiguousarray(x).reshape(-1).view(np.uint8)
+
+
+def allgatherv(group, x, counts, what="all_gather"):
+    """The flat inputs of the group's ranks concatenated, rank k contributing `counts[k]`
+    elements (any dtype: moved as bytes)."""
+    x = np.ascontiguousarray(x).reshape(-1)
+    if group.comm is None or group.size == 1:
+        return x.copy()
+    size = x.dtype.itemsize
+    out = np.empty(int(sum(counts)), x.dtype)
+    nbytes = [int(c) * size for c in counts]
+    wait(group.comm.Iallgatherv(_as_bytes(x), [out.view(np.uint8), nbytes]),
+         f"{what} on group '{group.name}'", out.nbytes)
+    return out
+
+
+def alltoallv(group, x, send_counts, recv_counts, what="all_to_all"):
+    """Rank k sends the next `send_counts[j]` elements of flat `x` to rank j and receives
+    `recv_counts[j]` elements from rank j, in rank order."""
+    x = np.ascontiguousarray(x).reshape(-1)
+    out = np.empty(int(sum(recv_counts)), x.dtype)
+    if group.comm is None or group.size == 1:
+        out[...] = x[:out.size]
+        return out
+    size = x.dtype.itemsize
+    wait(group.comm.Ialltoallv([_as_bytes(x), [int(c) * size for c in send_counts]],
+                               [out.view(np.uint8), [int(c) * size for c in recv_counts]]),
+         f"{what} on group '{group.name}'", out.nbytes)
+    return out
+
+
+def reduce_scatter_v(group, x, counts, op="sum", what="reduce_scatter"):
+    """This rank's block (`counts[rank]` elements, in rank order) of the element-wise reduction
+    of flat `x` over the group."""
+    x = np.asarray(x).reshape(-1)
+    send = _wire(x)
+    if group.comm is None or group.size == 1:
+        return send[:int(counts[0])].astype(x.dtype)
+    out = np.empty(int(counts[group.rank]), send.dtype)
+    wait(group.comm.Ireduce_scatter(send, out, [int(c) for c in counts], _mpi_op(op, send.dtype)),
+         f"{what} on group '{group.name}'", send.nbytes)
+    return out.astype(x.dtype, copy=False)
 
 
 def barrier(group, what="Barrier"):

@@ -21,8 +21,11 @@ from .._missing import missing_names
 
 globals().update(_IN_PLACE_FUNCTIONS)
 
-from ..communication import comm_func as _comm_func  # noqa: E402  (MindSpore's ops.all_reduce, ...)
+from . import communication  # noqa: E402  (MindSpore's ops.all_reduce, ops.new_group, ...)
 
-globals().update({n: getattr(_comm_func, n) for n in _comm_func.__all__})
+# ops.gather and ops.scatter stay the array ops; the collectives of those names live in
+# ops.communication only, as in MindSpore
+globals().update({n: getattr(communication, n) for n in communication.__all__ + list(
+    communication.OPS_ONLY) if n not in ("gather", "scatter")})
 
 __getattr__ = missing_names(__name__, globals())

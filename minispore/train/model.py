@@ -17,7 +17,7 @@ from .amp import build_train_network
 from .callback import RunContext, TimeMonitor
 from .callback._callback import (_as_float, _CallbackManager, _check_callbacks, _handle_loss,
                                  _InternalCallbackParam)
-from .callback._checkpoint import ModelCheckpoint
+from .callback._checkpoint import ModelCheckpoint, data_parallel_files
 from .dataset_helper import DatasetHelper
 from .metrics import Loss, get_metrics
 
@@ -381,7 +381,7 @@ class Model:
         cb_params.initial_step = None
         cb_params.dataset_sink_mode = dataset_sink_mode
         try:
-            with _CallbackManager(callbacks) as list_callback:
+            with data_parallel_files(callbacks), _CallbackManager(callbacks) as list_callback:
                 self._train_process(epoch, train_dataset, list_callback, cb_params,
                                     initial_epoch, valid_infos)
         except BaseException:

@@ -5,6 +5,7 @@ CI=true, where that is a failure. Each launch is bounded by a subprocess timeout
 by MINISPORE_COMM_TIMEOUT.
 """
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -69,6 +70,7 @@ def test_collectives_match_their_definitions(n):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     for rank in range(n):
         assert f"rank {rank} of {n}: collectives OK" in proc.stdout
+        assert f"rank {rank} of {n}: ops.communication OK" in proc.stdout
 
 
 @pytest.mark.parametrize("mode,dtype,n", [("cell", "float32", 2), ("functional", "float64", 2),
@@ -170,3 +172,28 @@ def test_parameter_broadcast_and_bucket_layouts(n):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     for rank in range(n):
         assert f"rank {rank}: reducer paths OK" in proc.stdout
+        assert f"rank {rank}: overlap OK" in proc.stdout
+
+
+def test_model_checkpoint_in_data_parallel_writes_shared_files_once(tmp_path):
+    import json
+
+    from minispore.train.serialization import load_checkpoint
+
+    proc, _ = mpirun(2, "checkpoints.py", str(tmp_path))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    # the ranks' lines may interleave in the launcher's output
+    wrote = {int(r): json.loads(files)
+             for r, files in re.findall(r"rank (\d+) WROTE (\[[^\]]*\])", proc.stdout)}
+    steps = ("2", "4")  # 16 rows per rank in batches of 4: 4 steps, a file every 2 steps
+    assert wrote[0] == sorted([f"shared/shared-1_{s}.ckpt" for s in steps] +
+                              [f"rank_0/mine-1_{s}.ckpt" for s in steps] +
+                              [f"only_rank_0/only-1_{s}.ckpt" for s in steps])
+    assert wrote[1] == sorted(f"rank_1/mine-1_{s}.ckpt" for s in steps)
+    assert sorted(os.listdir(tmp_path / "shared")) == ["shared-1_2.ckpt", "shared-1_4.ckpt"]
+    ranks = [np.load(tmp_path / f"params_{r}.npz") for r in range(2)]
+    for path in ("shared/shared-1_4.ckpt", "rank_1/mine-1_4.ckpt"):
+        loaded = load_checkpoint(str(tmp_path / path))  # in this one plain process
+        for name in ranks[0].files:
+            for r in ranks:
+                np.testing.assert_array_equal(loaded[name].asnumpy(), r[name], err_msg=name)

@@ -13,7 +13,10 @@ import minispore as ms
 from minispore import Tensor, context, nn
 from minispore import communication as comm
 from minispore import run as launcher
+from minispore._autodiff.engine import ready_hooks
+from minispore._autodiff.tape import recording
 from minispore.communication import comm_func
+from minispore.ops import communication as ops_communication
 from minispore.nn.wrap.grad_reducer import bucket_layout
 from minispore.ops.operations import comm_ops as C
 from minispore.testing import check_grads
@@ -38,6 +41,9 @@ def _ours(name):
         return getattr(comm, attr)
     if family == "comm_func":
         return getattr(comm_func, attr)
+    if family == "ops_communication":
+        obj = getattr(ops_communication, attr)
+        return obj.__init__ if isinstance(obj, type) else obj
     return nn.DistributedGradReducer.__init__
 
 
@@ -67,6 +73,12 @@ _ERRORS = {
     "init_nccl": lambda: comm.init("nccl"),
     "init_hccl": lambda: comm.init("hccl"),
     "init_unknown": lambda: comm.init("foo"),
+    "set_comm_ops_inplace_int": lambda: ops_communication.set_comm_ops_inplace(1),
+    "set_comm_ops_inplace_name": lambda: ops_communication.set_comm_ops_inplace(True, ["bogus"]),
+    "p2pop_bad_op": lambda: ops_communication.P2POp("send", Tensor([1.0]), 0),
+    "p2pop_tag": lambda: ops_communication.P2POp("isend", Tensor([1.0]), 0, tag=1),
+    "new_group_tuple": lambda: ops_communication.new_group((0, 1)),
+    "init_process_group_nccl": lambda: ops_communication.init_process_group("nccl"),
 }
 
 
@@ -284,6 +296,81 @@ def test_train_one_step_cell_in_data_parallel_mode_equals_the_plain_step():
     assert plain_losses == dp_losses
     for a, b in zip(plain_params, dp_params):
         np.testing.assert_array_equal(a, b)
+
+
+def test_ops_communication_in_a_world_of_one():
+    script = os.path.join(os.path.dirname(__file__), "scripts", "comm_functions.py")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PMI_", "OMPI_", "PMIX_"))}
+    env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
+    proc = subprocess.run([sys.executable, script], capture_output=True, text=True, env=env,
+                          timeout=120, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "rank 0 of 1: ops.communication OK" in proc.stdout
+
+
+def test_ops_communication_in_place_switch():
+    assert ms.ops.all_reduce is ops_communication.all_reduce
+    try:
+        ops_communication.set_comm_ops_inplace(False, ["broadcast"])
+        with pytest.raises(ValueError, match="Non-inplace mode is currently not supported"):
+            ops_communication.broadcast(Tensor(np.ones(2)), 0)
+    finally:
+        ops_communication.set_comm_ops_inplace(True)
+
+
+def _watch(params, fired):
+    """A forward wrapper that registers readiness hooks for `params` on the recording tape."""
+    def watched(fn):
+        def forward(*args):
+            out = fn(*args)
+            tape = recording()
+            ready_hooks[tape] = {
+                tape.params[id(p)]: (lambda g, name=p.name: fired.append(
+                    (name, None if g is None else g.asnumpy().copy())))
+                for p in params}
+            return out
+        return forward
+    return watched
+
+
+def test_readiness_hooks_fire_once_each_gradient_is_final():
+    ms.set_seed(3)
+    net = nn.SequentialCell(nn.Dense(3, 4), nn.ReLU(), nn.Dense(4, 2))
+    unused = ms.Parameter(Tensor(np.zeros(2, np.float32)), name="unused")
+    params = [*net.trainable_params(), unused]
+    fired = []
+    forward = _watch(params, fired)(lambda x: (net(x) ** 2).sum())
+    x = Tensor(np.random.default_rng(0).standard_normal((5, 3)).astype(np.float32))
+    _, grads = ms.value_and_grad(forward, None, params)(x)
+    # the unused weight first (final before the walk), then each layer's weight and bias (one
+    # Dense node reads both) as the walk passes them, last layer first
+    assert [name for name, _ in fired] == ["unused", "2.weight", "2.bias", "0.weight", "0.bias"]
+    got = dict(fired)
+    assert got["unused"] is None
+    for p, g in zip(params[:-1], grads[:-1]):
+        np.testing.assert_array_equal(got[p.name], g.asnumpy())
+    assert not ready_hooks
+
+
+def test_a_weight_read_twice_is_final_after_its_earliest_reader():
+    w = ms.Parameter(Tensor(np.array([1.5, -2.0, 0.5])), name="w")
+    fired = []
+    forward = _watch([w], fired)(lambda x: (ms.ops.relu(x * w) * w * x).sum())
+    x = Tensor(np.array([1.0, 2.0, -3.0]))
+    g = ms.grad(forward, None, w)(x)
+    assert len(fired) == 1
+    np.testing.assert_array_equal(fired[0][1], g.asnumpy())
+    np.testing.assert_allclose(g.asnumpy(), 2 * x.asnumpy() ** 2 * w.asnumpy() *
+                               (x.asnumpy() * w.asnumpy() > 0))
+
+
+def test_readiness_hooks_are_ignored_by_nested_walks():
+    w = ms.Parameter(Tensor(np.array([1.5, -2.0])), name="w")
+    fired = []
+    inner = ms.grad(_watch([w], fired)(lambda x: (w * x * x).sum()), None, w)
+    outer = ms.grad(lambda x: inner(x).sum(), 0)
+    np.testing.assert_allclose(outer(Tensor(np.array([3.0, 4.0]))).asnumpy(), [6.0, 8.0])
+    assert fired == []
 
 
 def test_device_num_set_by_the_user_is_the_degree():

@@ -191,7 +191,9 @@ _BOXES = {"IOU", "BoundingBoxEncode", "BoundingBoxDecode", "CheckValid", "NMSWit
           "NonMaxSuppressionV3", "NonMaxSuppressionWithOverlaps",
           "CombinedNonMaxSuppression"}  # boxes of shape (N, 4), scores per box
 _RUNNING = {"Cummax", "Cummin", "CumulativeLogsumexp"}  # a running op along an axis: one dim
-_GATHERS = {"AllGather", "ReduceScatter", "AlltoAll"}  # split or joined along axis 0: one dim
+# split or joined along axis 0: one dim; the uneven collectives take flat (1-D) inputs
+_GATHERS = {"AllGather", "ReduceScatter", "AlltoAll", "CollectiveGather", "CollectiveScatter",
+            "AllGatherV", "ReduceScatterV", "AlltoAllV", "AlltoAllVC"}
 _SEQUENCES = {"EditDistance", "RaggedRange", "NoRepeatNGram", "RNNTLoss",
               "ConfusionMatrix"}  # sparse (N, R) indices, 1-D ranges and labels, (B, T, U, V)
 _FIXED = _CONV_POOL_NORM | _CONTRACTIONS | _CLASS_LOSSES | _MATRICES | _TRANSFORMS | _WINDOWS | \
@@ -207,6 +209,7 @@ NOT_DRAWN = {
         "UnsortedSegmentSum", "UnsortedSegmentProd", "UnsortedSegmentMax", "UnsortedSegmentMin",
         "TensorScatterMax", "TensorScatterMin",
         "BatchMatMul", "Diagonal",  # a batch of matrices; a matrix
+        "NeighborExchangeV2", "NeighborExchangeV2Grad",  # NCHW feature maps
         "LayerNorm", "LayerNormGrad",  # normalized axes drawn from at least one dim
         "CTCLossV2", "CTCLossV2Grad",  # (T, N, C) log-probabilities, (N, S) targets
         # an axis of the input is the subject: drawn with at least one dim

@@ -187,14 +187,23 @@ class TrainOneStepCell(Cell):
                                                        group=GlobalComm.WORLD_COMM_GROUP)
             if get_auto_parallel_context("parameter_broadcast") and _backend.STATE.inited:
                 broadcast_parameters(self.network.get_parameters())
-        self._plain_grad = value_and_grad(self.network, None, self.weights)
+        # The reducer's buckets start during the backward walk only when this class's own
+        # `construct` runs: a subclass may change the gradients between backward and reduction.
+        self._overlap = self.reducer_flag and type(self).construct is TrainOneStepCell.construct
+        self._plain_grad = value_and_grad(self._loss, None, self.weights)
         self._scaled_grad = value_and_grad(self._scaled_forward, None, self.weights,
                                            has_aux=True)
+
+    def _loss(self, *inputs):
+        loss = self.network(*inputs)
+        if self._overlap:
+            self.grad_reducer.start_during_backward()
+        return loss
 
     def _scaled_forward(self, sens, *inputs):
         """(loss * sens, loss): backward then starts from `sens` (cast to the loss's dtype), as
         a sensitivity filled to the loss's shape would."""
-        loss = self.network(*inputs)
+        loss = self._loss(*inputs)
         if not isinstance(loss, Tensor):
             raise TypeError(f"For '{type(self).__name__}', the network must return one Tensor "
                             f"(the loss) when a sensitivity is used, but got "

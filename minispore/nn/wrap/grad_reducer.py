@@ -1,9 +1,11 @@
 """`nn.DistributedGradReducer`: gradients all-reduced over the data-parallel ranks, in buckets."""
+import functools
 import threading
 
 import numpy as np
 
-from ..._autodiff.tape import wrap
+from ..._autodiff.engine import ready_hooks
+from ..._autodiff.tape import recording, wrap
 from ..._validator import check_bool
 from ...common.tensor import Tensor
 from ...communication import _backend
@@ -80,11 +82,15 @@ class DistributedGradReducer(Cell):
         self.fusion_type = fusion_type
         self.group = group
         params = list(parameters)
+        self._param_ids = [id(p) for p in params]  # the keys of a tape's weight slots
         self._names = [getattr(p, "name", f"gradient {k}") for k, p in enumerate(params)]
         self._shapes = [tuple(p.shape) for p in params]
         self._dtypes = [np.dtype(p._data.dtype) for p in params]
         splits = get_auto_parallel_context("all_reduce_fusion_config")
         self.buckets = bucket_layout(self._shapes, self._dtypes, splits)
+        self.overlap = True
+        self._step = None  # the reduction started during the backward walk, until `construct`
+        self.trace = None  # a list to record ("start", bucket) / ("wait", bucket) events in
         self._checked = False
         self._slot = ("DistributedGradReducer", id(self))
         self.bytes_per_step = sum(int(np.prod(s, dtype=np.int64)) * d.itemsize
@@ -125,6 +131,8 @@ class DistributedGradReducer(Cell):
         if len(grads) != len(self._shapes):
             raise ValueError(f"For '{owner}', expected {len(self._shapes)} gradients (one per "
                              f"parameter), but got {len(grads)}")
+        if self._step is not None:
+            return tuple(wrap(r) for r in self._finish_step())
         group = self._world()
         if (group is None or group.comm is None) and not self.mean:
             return grads  # a world of one sums nothing
@@ -162,28 +170,123 @@ class DistributedGradReducer(Cell):
                 starts.append((None, flat.astype(np.float32) if flat.dtype == np.float16
                                else flat))
             else:
-                dtype = np.float32 if arrays[bucket[0]].dtype == np.float16 \
-                    else arrays[bucket[0]].dtype
-                size = sum(arrays[i].size for i in bucket)
-                flat = _backend.scratch((self._slot, k, "pack"), dtype, size)
+                flat = self._pack_buffer(k)
                 np.concatenate([arrays[i].reshape(-1) for i in bucket], out=flat,
                                casting="same_kind")
-                starts.append(_backend.iallreduce(group, flat, "sum", slot=(self._slot, k)))
+                starts.append(self._start_bucket(group, k, flat))
             if on_started is not None:
                 on_started(k)
-        out = list(arrays)
+        return self._unpack(starts, [a.dtype for a in arrays])
+
+    def _pack_buffer(self, k):
+        bucket = self.buckets[k]
+        dtype = np.float32 if self._dtypes[bucket[0]] == np.float16 else self._dtypes[bucket[0]]
+        size = sum(int(np.prod(self._shapes[i], dtype=np.int64)) for i in bucket)
+        return _backend.scratch((self._slot, k, "pack"), dtype, size)
+
+    def _start_bucket(self, group, k, flat):
+        """Every path reduces a bucket with this one call, so the bits never depend on the path."""
+        if self.trace is not None:
+            self.trace.append(("start", k))
+        return _backend.iallreduce(group, flat, "sum", slot=(self._slot, k))
+
+    def _unpack(self, starts, dtypes):
+        """Wait for each bucket in order; its pieces (times 1/degree when `mean`) as new arrays."""
+        out = [None] * len(self._shapes)
         for k, (bucket, (request, flat)) in enumerate(zip(self.buckets, starts)):
             _backend.wait(request, f"{type(self).__name__} bucket {k} (parameters "
                                    f"{[self._names[i] for i in bucket][:3]}...)", flat.nbytes)
+            if self.trace is not None:
+                self.trace.append(("wait", k))
             offset = 0
             for i in bucket:
-                n = arrays[i].size
-                piece = flat[offset:offset + n].reshape(arrays[i].shape)
+                n = int(np.prod(self._shapes[i], dtype=np.int64))
+                piece = flat[offset:offset + n].reshape(self._shapes[i])
                 offset += n
                 if self.mean:
                     piece = piece * np.asarray(1.0 / self.degree, piece.dtype)
-                out[i] = piece.astype(arrays[i].dtype, copy=request is not None and not self.mean)
+                out[i] = piece.astype(dtypes[i], copy=request is not None and not self.mean)
         return out
+
+    # ---- overlap: buckets started during the backward walk --------------------------------
+
+    def start_during_backward(self):
+        """Called by a data-parallel step after its forward, while the tape records: the backward
+        walk that follows starts each bucket's all-reduce (non-blocking, in bucket order) as soon
+        as the gradients of its parameters are final, and the next call of this reducer waits
+        for them instead of reducing. Returns False, leaving the reduction to that call, when
+        there is nothing to overlap: a world of one, a walk nested in another transform,
+        parameters with tensor hooks or not differentiated, or `overlap` off."""
+        self._drop_stale_step()
+        tape = recording()
+        group = self._world() if self.overlap and tape is not None and tape.depth == 1 else None
+        if group is None or group.comm is None or group.size == 1:
+            return False
+        slots = [tape.params.get(k) for k in self._param_ids]
+        if None in slots or len(set(slots)) != len(slots) or \
+                any(s in tape.hooks for s in slots) or tape in ready_hooks:
+            return False
+        if not self._checked:
+            self._check_shapes(group)
+            self._checked = True
+        if not _REDUCING.acquire(blocking=False):
+            return False  # `construct` reports the concurrent step
+        bucket_of, offset_of = {}, {}
+        for k, bucket in enumerate(self.buckets):
+            offset = 0
+            for i in bucket:
+                bucket_of[i], offset_of[i] = k, offset
+                offset += int(np.prod(self._shapes[i], dtype=np.int64))
+        self._step = _Step(group, [len(b) for b in self.buckets],
+                           [self._pack_buffer(k) for k in range(len(self.buckets))],
+                           bucket_of, offset_of)
+        ready_hooks[tape] = {slot: functools.partial(self._ready, i)
+                             for i, slot in enumerate(slots)}
+        return True
+
+    def _ready(self, i, grad):
+        """Parameter i's gradient is final: pack it; start every bucket that is now complete
+        and whose predecessors have started (the same order on every rank)."""
+        step = self._step
+        k = step.bucket_of[i]
+        n = int(np.prod(self._shapes[i], dtype=np.int64))
+        view = step.flats[k][step.offset_of[i]:step.offset_of[i] + n]
+        if grad is None:
+            view[...] = 0
+        else:
+            view[...] = grad._data.reshape(-1)
+        step.pending[k] -= 1
+        while step.started < len(self.buckets) and step.pending[step.started] == 0:
+            b = step.started
+            step.starts.append(self._start_bucket(step.group, b, step.flats[b]))
+            step.started += 1
+        for request, _ in step.starts:  # MPI progresses only inside MPI calls
+            if request is not None:
+                request.Test()
+
+    def _finish_step(self):
+        step, self._step = self._step, None
+        try:
+            if step.started < len(self.buckets):
+                raise RuntimeError(f"For '{type(self).__name__}', the backward walk did not make "
+                                   f"every gradient final ({step.started} of "
+                                   f"{len(self.buckets)} buckets started)")
+            return self._unpack(step.starts, self._dtypes)
+        finally:
+            _REDUCING.release()
+
+    def _drop_stale_step(self):
+        """A step whose backward raised: complete what it started (its peers started the same
+        buckets), so the next step's collectives stay matched."""
+        step, self._step = self._step, None
+        if step is None:
+            return
+        try:
+            for k, (request, flat) in enumerate(step.starts):
+                _backend.wait(request, f"{type(self).__name__} bucket {k} of an unfinished step",
+                              flat.nbytes)
+        finally:
+            _REDUCING.release()
 
     def _recorded(self, grads):
         """The same reduction as recorded primitives, for gradients that are differentiated
@@ -196,6 +299,17 @@ class DistributedGradReducer(Cell):
                 r = M.mul(r, Tensor(np.asarray(1.0 / self.degree, g._data.dtype)))
             out.append(r)
         return tuple(out)
+
+
+class _Step:
+    """A reduction in flight during one backward walk."""
+
+    __slots__ = ("bucket_of", "flats", "group", "offset_of", "pending", "started", "starts")
+
+    def __init__(self, group, pending, flats, bucket_of, offset_of):
+        self.group, self.pending, self.flats = group, pending, flats
+        self.bucket_of, self.offset_of = bucket_of, offset_of
+        self.started, self.starts = 0, []
 
 
 def broadcast_parameters(parameters, root=0, group=GlobalComm.WORLD_COMM_GROUP):

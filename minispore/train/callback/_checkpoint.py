@@ -1,5 +1,6 @@
 """Saving checkpoints during training: `CheckpointConfig` (when to save, how many to keep) and
 `ModelCheckpoint` (the callback that writes `{prefix}-{epoch}_{step}.ckpt`)."""
+import contextlib
 import numbers
 import os
 import time
@@ -7,6 +8,8 @@ import time
 from ..._validator import check_bool, check_non_negative_int, check_one_of, check_type
 from ...common.parameter import Parameter
 from ...common.tensor import Tensor
+from ...communication import _backend
+from ...context import ParallelMode, get_auto_parallel_context
 from ...nn.cell import Cell
 from .. import serialization
 from ._callback import Callback
@@ -312,6 +315,7 @@ class ModelCheckpoint(Callback):
         self._last_triggered_step = 0
         self._last_time = time.time()
         self._last_time_for_keep = time.time()
+        self._writes_files = True  # False on a data-parallel rank whose files a lower rank writes
 
     @property
     def latest_ckpt_file_name(self):
@@ -373,18 +377,22 @@ class ModelCheckpoint(Callback):
             filename = f"{self._prefix}.{config.format}"
         else:
             filename = f"{self._prefix}-{cb_params.cur_epoch_num}_{step_in_epoch}.{config.format}"
-        self._manager.update_ckpoint_filelist(self._directory, self._prefix)
-        if config.keep_checkpoint_max and \
-                0 < config.keep_checkpoint_max <= self._manager.ckpoint_num:
-            self._manager.remove_oldest_ckpoint_file()
-        elif config.keep_checkpoint_per_n_minutes:
-            now = time.time()
-            if now - self._last_time_for_keep < config.keep_checkpoint_per_n_minutes * 60:
-                self._manager.keep_one_ckpoint_per_minutes(config.keep_checkpoint_per_n_minutes,
-                                                           now)
+        if self._writes_files:
+            self._manager.update_ckpoint_filelist(self._directory, self._prefix)
+            if config.keep_checkpoint_max and \
+                    0 < config.keep_checkpoint_max <= self._manager.ckpoint_num:
+                self._manager.remove_oldest_ckpoint_file()
+            elif config.keep_checkpoint_per_n_minutes:
+                now = time.time()
+                if now - self._last_time_for_keep < config.keep_checkpoint_per_n_minutes * 60:
+                    self._manager.keep_one_ckpoint_per_minutes(
+                        config.keep_checkpoint_per_n_minutes, now)
         path = os.path.join(self._directory, filename)
         self._last_time_for_keep = time.time()
         self._last_triggered_step = step
+        if not self._writes_files:
+            self._latest_ckpt_file_name = path
+            return
         if "epoch_num" in self._append_dict:
             self._append_dict["epoch_num"] = self._append_epoch_num + cb_params.cur_epoch_num
         if "step_num" in self._append_dict:
@@ -408,3 +416,36 @@ class ModelCheckpoint(Callback):
             append["step_num"] = self._append_step_num + step
         _save(network, path, self._config, append)
         return path
+
+
+def _target(callback):
+    """What a ModelCheckpoint writes: (directory, prefix), or None when a function names it."""
+    if callback._directory_func is not None or callback._prefix_func is not None:
+        return None
+    return os.path.realpath(callback._directory), callback._prefix
+
+
+@contextlib.contextmanager
+def data_parallel_files(callbacks):
+    """Around `Model.train` in data parallel over several ranks (whose parameters are the same
+    on every rank): a ModelCheckpoint writing the files a lower rank's ModelCheckpoint writes
+    (the same directory and prefix) leaves them to that rank, so a shared directory gets each
+    file once, from rank 0; per-rank directories each get their own. One exchange of the
+    ranks' targets before training; a barrier after it, so that every rank returns once the
+    files exist. Outside data parallel, or in a world of one, nothing happens."""
+    world = _backend.STATE.world if _backend.STATE.inited else None
+    if world is None or world.comm is None or world.size == 1 or \
+            get_auto_parallel_context("parallel_mode") not in (ParallelMode.DATA_PARALLEL,
+                                                               ParallelMode.HYBRID_PARALLEL):
+        yield
+        return
+    mine = [cb for cb in callbacks if isinstance(cb, ModelCheckpoint)]
+    everyone = _backend.allgather_object(world, [_target(cb) for cb in mine],
+                                         "ModelCheckpoint target exchange", control=True)
+    earlier = {t for targets in everyone[:world.rank] for t in targets if t is not None}
+    for cb in mine:
+        target = _target(cb)
+        cb._writes_files = target is None or target not in earlier
+    yield
+    _backend.wait(_backend.STATE.control.Ibarrier(), "the barrier after Model.train's "
+                                                     "checkpoints")

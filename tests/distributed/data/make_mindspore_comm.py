@@ -15,7 +15,8 @@ from mindspore.communication import comm_func
 
 facts = {"signatures": {}, "context": {}, "errors": {}, "constants": {}}
 for name in ["AllReduce", "AllGather", "ReduceScatter", "Broadcast", "AlltoAll", "Send",
-             "Receive", "Barrier"]:
+             "Receive", "Barrier", "Reduce", "CollectiveGather", "CollectiveScatter", "AllGatherV",
+             "ReduceScatterV", "AlltoAllV", "AlltoAllVC", "NeighborExchange", "BatchISendIRecv", "NeighborExchangeV2"]:
     facts["signatures"][f"ops.{name}"] = str(inspect.signature(getattr(ops, name).__init__))
 for name in comm.__all__:
     obj = getattr(comm, name)
@@ -27,6 +28,21 @@ for name in ["all_reduce", "all_gather_into_tensor", "reduce_scatter_tensor", "b
              "barrier", "send", "recv", "isend", "irecv", "all_to_all_with_output_shape", "reduce",
              "gather_into_tensor", "scatter_tensor"]:
     facts["signatures"][f"comm_func.{name}"] = str(inspect.signature(getattr(comm_func, name)))
+from mindspore.ops import communication as ops_communication  # noqa: E402
+
+for name in ["P2POp", "all_gather", "all_gather_into_tensor", "all_gather_into_tensor_uneven",
+             "all_gather_object", "all_reduce", "all_to_all", "all_to_all_single",
+             "all_to_all_v_c", "barrier", "batch_isend_irecv", "broadcast",
+             "broadcast_object_list", "destroy_process_group", "gather", "gather_into_tensor",
+             "gather_object", "get_backend", "get_global_rank", "get_group_rank",
+             "get_process_group_ranks", "get_rank", "get_world_size", "init_process_group",
+             "irecv", "is_available", "is_initialized", "isend", "new_group", "recv",
+             "recv_object_list", "reduce", "reduce_scatter", "reduce_scatter_tensor",
+             "reduce_scatter_tensor_uneven", "scatter", "scatter_object_list", "scatter_tensor",
+             "send", "send_object_list", "set_comm_ops_inplace"]:
+    obj = getattr(ops_communication, name)
+    facts["signatures"][f"ops_communication.{name}"] = str(
+        inspect.signature(obj.__init__ if isinstance(obj, type) else obj))
 facts["signatures"]["nn.DistributedGradReducer"] = str(
     inspect.signature(nn.DistributedGradReducer.__init__))
 facts["constants"]["ReduceOp"] = {k: getattr(ops.ReduceOp, k) for k in
@@ -61,6 +77,22 @@ facts["errors"]["init_int"] = error_of(lambda: comm.init(1))
 facts["errors"]["init_nccl"] = error_of(lambda: comm.init("nccl"))
 facts["errors"]["init_hccl"] = error_of(lambda: comm.init("hccl"))
 facts["errors"]["init_unknown"] = error_of(lambda: comm.init("foo"))
+facts["errors"]["set_comm_ops_inplace_int"] = error_of(
+    lambda: ops_communication.set_comm_ops_inplace(1))
+facts["errors"]["set_comm_ops_inplace_name"] = error_of(
+    lambda: ops_communication.set_comm_ops_inplace(True, ["bogus"]))
+facts["errors"]["p2pop_bad_op"] = error_of(
+    lambda: ops_communication.P2POp("send", ms.Tensor([1.0]), 0))
+facts["errors"]["p2pop_tag"] = error_of(
+    lambda: ops_communication.P2POp("isend", ms.Tensor([1.0]), 0, tag=1))
+facts["errors"]["new_group_tuple"] = error_of(lambda: ops_communication.new_group((0, 1)))
+facts["errors"]["init_process_group_nccl"] = error_of(
+    lambda: ops_communication.init_process_group("nccl"))
+facts["ops_communication_before_init"] = [ops_communication.is_available(),
+                                          ops_communication.is_initialized(),
+                                          ops_communication.get_world_size(),
+                                          ops_communication.new_group(),
+                                          ops_communication.get_backend()]
 facts["before_init"] = [comm.get_rank(), comm.get_group_size(), comm.get_local_rank(),
                         comm.get_local_rank_size()]
 facts["global_comm_before_init"] = [comm.GlobalComm.BACKEND, comm.GlobalComm.WORLD_COMM_GROUP,

@@ -1,5 +1,8 @@
 """Every collective on N ranks in float64, against its definition; gradients against MindSpore's
 rules and, where the rule is the true adjoint, against finite differences of the global sum."""
+import os
+import runpy
+
 import numpy as np
 
 import minispore as mindspore
@@ -199,4 +202,112 @@ else:
 source = big if rank == 1 else np.zeros_like(big)
 close(comm_func.scatter_tensor(Tensor(source), src=1).asnumpy(), all_big[1][2 * rank:2 * rank + 2],
       "scatter_tensor")
+
+# rooted primitives: Reduce, CollectiveGather, CollectiveScatter (gradients are true adjoints)
+dst = n - 1
+for name, fn, expected in (
+        ("Reduce", lambda t: C.Reduce(dst)(t), np.sum(all_x, axis=0)),
+        ("CollectiveGather", lambda t: C.CollectiveGather(dst)(t), np.concatenate(all_x))):
+    out = fn(Tensor(x)).asnumpy()
+    close(out, expected if rank == dst else np.zeros(1), name)
+    wd = all_w[dst] if name == "Reduce" else np.concatenate(all_w)  # dst's weight
+    weight = wd if rank == dst else np.zeros(1)
+    g = grad_of(fn, x, weight)
+    close(g, wd if name == "Reduce" else wd[2 * rank:2 * rank + 2], f"{name} gradient")
+    fd_check(fn, x, weight, g, name)
+src_x = np.stack([inputs((2 * n, 3), r) for r in range(n)])
+fn = C.CollectiveScatter(1)
+close(fn(Tensor(src_x[rank])).asnumpy(), src_x[1][2 * rank:2 * rank + 2], "CollectiveScatter")
+blocks_w = [inputs((2, 3), 90 + r) for r in range(n)]
+g = grad_of(fn, src_x[rank], blocks_w[rank])
+close(g, np.concatenate(blocks_w) if rank == 1 else np.zeros((2 * n, 3)), "CollectiveScatter grad")
+fd_check(fn, src_x[rank], blocks_w[rank], g, "CollectiveScatter")
+
+# uneven primitives: rank r gives r + 1 elements; (i -> j) exchanges carry (i + j) % 3 elements
+sizes = [r + 1 for r in range(n)]
+flat_x = [inputs((sizes[r],), 200 + r) for r in range(n)]
+total = sum(sizes)
+flat_w = [inputs((total,), 300 + r) for r in range(n)]
+fn = lambda t: C.AllGatherV()(t, sizes)  # noqa: E731
+close(fn(Tensor(flat_x[rank])).asnumpy(), np.concatenate(flat_x), "AllGatherV")
+g = grad_of(fn, flat_x[rank], flat_w[rank])
+start = sum(sizes[:rank])
+close(g, np.sum(flat_w, axis=0)[start:start + sizes[rank]], "AllGatherV gradient")
+fd_check(fn, flat_x[rank], flat_w[rank], g, "AllGatherV")
+whole = [inputs((total,), 400 + r) for r in range(n)]
+fn = lambda t: C.ReduceScatterV()(t, sizes)  # noqa: E731
+close(fn(Tensor(whole[rank])).asnumpy(), np.sum(whole, axis=0)[start:start + sizes[rank]],
+      "ReduceScatterV")
+g = grad_of(fn, whole[rank], flat_x[rank])
+close(g, np.concatenate(flat_x), "ReduceScatterV gradient")
+fd_check(fn, whole[rank], flat_x[rank], g, "ReduceScatterV")
+count = [[(i + j) % 3 for j in range(n)] for i in range(n)]
+send_x = [inputs((sum(count[i]),), 500 + i) for i in range(n)]
+
+
+def piece(i, j):
+    return send_x[i][sum(count[i][:j]):sum(count[i][:j + 1])]
+
+
+got = np.concatenate([piece(i, rank) for i in range(n)])
+recv_w = inputs((got.size,), 600 + rank)
+for name, fn in (
+        ("AlltoAllV", lambda t: C.AlltoAllV()(t, count[rank], [count[i][rank] for i in range(n)])),
+        ("AlltoAllVC", lambda t: C.AlltoAllVC()(t, [c for row in count for c in row]))):
+    out = fn(Tensor(send_x[rank])).asnumpy()
+    close(out, got if got.size else np.zeros(()), name)
+    g = grad_of(fn, send_x[rank], recv_w if got.size else np.zeros(()))
+    everyone_w = [inputs((sum(count[i][r] for i in range(n)),), 600 + r) for r in range(n)]
+    # rank j's weight holds, in source order, the pieces it received: ours starts after the
+    # pieces of the ranks before us
+    expect = np.concatenate([everyone_w[j][sum(count[i][j] for i in range(rank)):
+                                           sum(count[i][j] for i in range(rank + 1))]
+                             for j in range(n)])
+    close(g, expect, f"{name} gradient")
+
+# NeighborExchange on a ring: a (2, 3) block to the right, a (k + 1,) vector to the left
+right, left = (rank + 1) % n, (rank - 1) % n
+op = C.NeighborExchange([right, left], [left, right], [[2, 3], [right + 1]],
+                        [[2, 3], [rank + 1]], mindspore.float64)
+ring_x = [inputs((2, 3), 700 + r) for r in range(n)]
+ring_v = [inputs((r + 1,), 800 + r) for r in range(n)]
+got_block, got_vec = op((Tensor(ring_x[rank]), Tensor(ring_v[rank])))
+close(got_block.asnumpy(), ring_x[left], "NeighborExchange block")
+close(got_vec.asnumpy(), ring_v[right], "NeighborExchange vector")
+wb = [inputs((2, 3), 900 + r) for r in range(n)]
+gx, gv = mindspore.grad(lambda a, b: sum((o * Tensor(w)).sum() for o, w in zip(
+    op((a, b)), (wb[rank], np.arange(right + 1.0)))), (0, 1))(Tensor(ring_x[rank]),
+                                                               Tensor(ring_v[rank]))
+close(gx.asnumpy(), wb[right], "NeighborExchange block gradient")  # who got ours: the right
+close(gv.asnumpy(), np.arange(rank + 1.0), "NeighborExchange vector gradient")
+batch = C.BatchISendIRecv(["irecv", "isend"], [left, right], [[2, 3]], [mindspore.float64])
+got = batch((Tensor(ring_x[rank]),))
+assert got[1].shape == () and len(got) == 2
+close(got[0].asnumpy(), ring_x[left], "BatchISendIRecv")
+
+# NeighborExchangeV2 on a grid of ranks (2 x 2 for 4 ranks, 2 x 1 for 2): each rank holds a tile
+# of one global map and receives a band of 1 from every neighbour; the result is its window of
+# the global map. The gradient is the adjoint: sum of <out, w> over ranks = sum of <x, grad>.
+grid = (2, 2) if n == 4 else (n, 1)
+row, col = divmod(rank, grid[1])
+steps = [(-1, 0), (-1, 1), (0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1)]
+ids = [(row + dr) * grid[1] + col + dc if 0 <= row + dr < grid[0] and 0 <= col + dc < grid[1]
+       else -1 for dr, dc in steps]
+H, W = 3, 4
+whole = inputs((1, 2, H * grid[0], W * grid[1]), 1000)
+tile = whole[:, :, row * H:(row + 1) * H, col * W:(col + 1) * W]
+op = C.NeighborExchangeV2(ids, [1, 1, 1, 1], ids, [1, 1, 1, 1], "NCHW")
+out = op(Tensor(tile)).asnumpy()
+top, left = int(row > 0), int(col > 0)
+bottom, right = int(row < grid[0] - 1), int(col < grid[1] - 1)
+close(out, whole[:, :, row * H - top:(row + 1) * H + bottom, col * W - left:(col + 1) * W + right],
+      "NeighborExchangeV2")
+w_out = inputs(out.shape, 1100 + rank)
+g = grad_of(lambda t: op(t), tile, w_out)
+both = C.AllReduce()(Tensor(np.array([(out * w_out).sum(), (tile * g).sum()]))).asnumpy()
+close(both[0], both[1], "NeighborExchangeV2 adjoint", 1e-10)
+fd_check(lambda t: op(t), tile, w_out, g, "NeighborExchangeV2")
 print(f"rank {rank} of {n}: collectives OK", flush=True)
+# ops.communication's functions in the same launch (MPI start-up is the slow part of a test)
+runpy.run_path(os.path.join(os.path.dirname(os.path.abspath(__file__)), "comm_functions.py"),
+               run_name="__main__")

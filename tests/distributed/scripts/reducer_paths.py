@@ -37,3 +37,68 @@ for k in range(len(params)):
         assert np.array_equal(results[0][k].asnumpy(), r[k].asnumpy()), k
     assert np.array_equal(results[0][k].asnumpy(), one_by_one[k]), k
 print(f"rank {rank}: reducer paths OK", flush=True)
+
+# Overlap: each bucket's all-reduce starts during the backward walk, as soon as its gradients
+# are final, and the result is bitwise the blocking reduction's.
+set_auto_parallel_context(parameter_broadcast=False)
+trace = []
+
+
+class Probe(nn.Cell):
+    """The identity, whose bprop notes in `trace` when the walk passes it."""
+
+    def __init__(self, name):
+        super().__init__()
+        self.label = name
+
+    def construct(self, x):
+        return x
+
+    def bprop(self, x, out, dout):
+        trace.append(self.label)
+        return (dout,)
+
+
+def probed_net(dtype):
+    mindspore.set_seed(7)
+    return nn.SequentialCell(nn.Dense(30, 20, dtype=dtype), Probe("walk passed layer 2"),
+                             nn.ReLU(), nn.Dense(20, 20, dtype=dtype),
+                             Probe("walk passed layer 3"), nn.ReLU(), nn.Dense(20, 5, dtype=dtype))
+
+
+def train(dtype, overlap, caps, steps=3):
+    net = probed_net(dtype)
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()),
+                               nn.Momentum(net.trainable_params(), 0.1, 0.9))
+    reducer = step.grad_reducer
+    reducer.overlap = overlap
+    reducer.buckets = bucket_layout(reducer._shapes, reducer._dtypes, (), *caps)
+    reducer.trace = trace
+    data = np.random.default_rng(rank)
+    for _ in range(steps):
+        del trace[:]
+        x = data.standard_normal((8, 30))
+        y = data.standard_normal((8, 5))
+        step(Tensor(x, dtype), Tensor(y, dtype))
+    return [p.asnumpy() for p in net.trainable_params()], list(trace), len(reducer.buckets)
+
+
+for dtype in (mindspore.float32, mindspore.float64):
+    blocking, blocking_trace, _ = train(dtype, False, (1, 1))
+    # blocking: every bucket starts after the walk has ended
+    assert blocking_trace[:2] == ["walk passed layer 3", "walk passed layer 2"], blocking_trace
+    for caps in ((1, 1), (1 << 40, 1 << 40), (900, 900)):
+        overlapped, events, n = train(dtype, True, caps)
+        for a, b in zip(overlapped, blocking):
+            assert np.array_equal(a, b), (dtype, caps)
+        if caps == (1, 1):  # one bucket per parameter, in reverse order: b3 W3 b2 W2 b1 W1
+            assert events == [("start", 0), ("start", 1), "walk passed layer 3", ("start", 2),
+                              ("start", 3), "walk passed layer 2", ("start", 4), ("start", 5),
+                              *[("wait", k) for k in range(6)]], events
+        else:  # every bucket starts before the reducer is called after the walk; with several,
+            # the first starts while the walk still has layers to pass
+            starts = [e for e in events if e[0] == "start"]
+            assert len(starts) == n and events.index(("wait", 0)) > events.index(starts[-1]), events
+            assert n == 1 or events.index(("start", 0)) < events.index("walk passed layer 2"), \
+                events
+print(f"rank {rank}: overlap OK", flush=True)
