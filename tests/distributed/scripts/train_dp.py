@@ -4,6 +4,8 @@ loop ('model') or a value_and_grad + DistributedGradReducer loop ('functional').
 
     python train_dp.py MODE DTYPE OUT_DIR [GLOBAL_BATCH]
 
+MODE 'cell-graph' runs the 'cell' loop under set_context(mode=GRAPH_MODE).
+
 Run plainly it is one process on the global batch; under mpirun each of N ranks takes
 GLOBAL_BATCH / N rows per step. Each rank saves its parameters, losses and sample ids.
 """
@@ -18,12 +20,13 @@ from minispore import nn
 from minispore.communication import get_group_size, get_rank, init
 from minispore.context import ParallelMode, set_auto_parallel_context
 
-mode, dtype_name, out_dir = sys.argv[1], sys.argv[2], sys.argv[3]
+run_name, dtype_name, out_dir = sys.argv[1], sys.argv[2], sys.argv[3]
+mode, _, graph = run_name.partition("-")  # 'cell-graph': the 'cell' loop under GRAPH_MODE
 global_batch = int(sys.argv[4]) if len(sys.argv) > 4 else 16
 dtype = mindspore.float32 if dtype_name == "float32" else mindspore.float64
 np_dtype = np.float32 if dtype_name == "float32" else np.float64
 
-mindspore.set_context(mode=mindspore.PYNATIVE_MODE)
+mindspore.set_context(mode=mindspore.GRAPH_MODE if graph else mindspore.PYNATIVE_MODE)
 set_auto_parallel_context(parallel_mode=ParallelMode.DATA_PARALLEL, gradients_mean=True)
 init()
 mindspore.set_seed(1)
@@ -82,6 +85,6 @@ else:
 
 os.makedirs(out_dir, exist_ok=True)
 params = {p.name: p.asnumpy() for p in net.trainable_params()}
-np.savez(os.path.join(out_dir, f"{mode}_{dtype_name}_{size}_{rank}.npz"), losses=np.array(losses),
+np.savez(os.path.join(out_dir, f"{run_name}_{dtype_name}_{size}_{rank}.npz"), losses=np.array(losses),
          seen=np.concatenate(seen), **params)
 print(f"rank {rank} of {size}: {mode} done, last loss {losses[-1]:.6f}", flush=True)
