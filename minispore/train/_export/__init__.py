@@ -8,7 +8,7 @@ from ...nn.cell import Cell
 from . import mindir, mindir_schema, onnx_format
 from .graph import ExportError, trace_graph
 
-__all__ = ["export", "load", "load_mindir", "save_mindir", "ExportError"]
+__all__ = ["ExportError", "export", "load", "load_mindir", "save_mindir"]
 
 _SUFFIX = {"MINDIR": ".mindir", "ONNX": ".onnx"}
 _KWARGS = ("enc_key", "enc_mode", "dataset", "incremental", "custom_func", "obf_config")
@@ -61,10 +61,10 @@ def export(net, *inputs, file_name, file_format, **kwargs):
     if file_format not in _SUFFIX:
         raise ValueError(f"For 'export', 'file_format' must be one of 'AIR', 'ONNX', 'MINDIR', "
                          f"but got {file_format!r}")
-    for key in kwargs:
+    for key, value in kwargs.items():
         if key not in _KWARGS:
             raise TypeError(f"For 'export', unexpected keyword argument '{key}'")
-        if kwargs[key] is not None:
+        if value is not None:
             raise ValueError(f"For 'export', '{key}' (encryption, dataset preprocessing, "
                              f"obfuscation) is not supported by minispore")
     if not callable(net):

@@ -11,8 +11,8 @@ import numpy as np
 from ..._autodiff import tape as _tape
 from ..._jit import capture as _capture
 from ...common import _writes
-from ...common.parameter import Parameter
 from ...common import dtype as mstype
+from ...common.parameter import Parameter
 from ...common.tensor import Tensor
 from ...ops.operations.math_ops import Cast
 
@@ -280,9 +280,11 @@ class _Merger:
                 names[i] = f"v{i}"
                 outs.append(names[i])
                 dtypes[names[i]] = out_dtypes[i]
-                shapes[names[i]] = tuple(None if type(d) is Dim else d
-                                         for d in (self.shape(s_a, s_b) or self.fail(
-                                             f"the output shape of '{op}' is not expressible")))
+                shape = self.shape(s_a, s_b)
+                if shape is None:
+                    self.fail(f"the output shape of '{op}' changes with the input sizes in a way "
+                              f"export cannot express ({s_a}, {s_b})")
+                shapes[names[i]] = tuple(None if type(d) is Dim else d for d in shape)
             nodes.append(GNode(sa.prim, ins, tuple(outs), None))
         outputs = []
         for leaf, leaf_b in zip(_flat(ta.out_tree), _flat(tb.out_tree)):

@@ -178,18 +178,26 @@ def _w_conv2d(w, n, p):
     return w.node("Conv2D", [w.value(n.ins[0]), w.value(n.ins[1])], attrs, kind=1)
 
 
-def _w_pool(op):
-    def write(w, n, p):
-        if tuple(getattr(p, "dilation", (1, 1))) not in ((1, 1), (1, 1, 1, 1)) or \
-                getattr(p, "_explicit_pad", None) is not None and p.pad_mode.upper() == "PAD":
-            raise ExportError(f"For 'export', MINDIR {op} takes no dilation or explicit padding")
-        if op == "AvgPool" and (p.divisor_override is not None or any(p.ceil_extra) or
-                                not p.count_include_pad and p.pad_mode.upper() == "SAME"):
-            raise ExportError("For 'export', this AvgPool has no MINDIR mapping")
-        attrs = (("pad_mode", p.pad_mode.upper()), ("kernel_size", (1, 1, *p.kernel_size[-2:])),
-                 ("format", p.data_format), ("strides", (1, 1, *p.strides[-2:])))
-        return w.node(op, [w.value(n.ins[0])], attrs, kind=1)
-    return write
+def _w_maxpool(w, n, p):
+    if tuple(getattr(p, "dilation", (1, 1))) not in ((1, 1), (1, 1, 1, 1)) or \
+            p.pad_mode.upper() not in ("VALID", "SAME"):
+        raise ExportError("For 'export', MINDIR MaxPool takes no dilation or explicit padding")
+    attrs = (("pad_mode", p.pad_mode.upper()), ("kernel_size", (1, 1, *p.kernel_size[-2:])),
+             ("format", p.data_format), ("strides", (1, 1, *p.strides[-2:])))
+    return w.node("MaxPool", [w.value(n.ins[0])], attrs, kind=1)
+
+
+_PAD_MODES = {"PAD": 0, "SAME": 1, "VALID": 2}  # MindSpore's PadMode enum
+_FORMATS = {"NCHW": 0, "NHWC": 1}
+
+
+def _w_avgpool(w, n, p):
+    if p.pad_mode.upper() != "VALID" or p.divisor_override is not None or any(p.ceil_extra):
+        raise ExportError("For 'export', MINDIR AvgPool is mapped for pad_mode 'valid' without "
+                          "ceil_mode or divisor_override")
+    return w.node("AvgPool", [w.value(n.ins[0]), w.const(tuple(p.kernel_size[-2:])),
+                              w.const(tuple(p.strides[-2:])), w.const(_PAD_MODES["VALID"]),
+                              w.const(_FORMATS[p.data_format])])
 
 
 def _w_same(op, consts=()):
@@ -235,12 +243,15 @@ def _w_split_sizes(w, n, p):
                                     w.const(int(p.axis))])
 
 
-def _w_seq(op, axis_attr):
-    """Stack / Concat: a MakeTuple of the inputs, then the axis."""
-    def write(w, n, p):
-        tup = w.node("MakeTuple", [w.value(x) for x in n.ins], kind=1)
-        return w.node(op, [tup, w.const(int(getattr(p, axis_attr)))])
-    return write
+def _w_concat(w, n, p):
+    tup = w.node("MakeTuple", [w.value(x) for x in n.ins], kind=1)
+    return w.node("Concat", [tup, w.const(int(p.axis))])
+
+
+def _w_stack(w, n, p):
+    tup = w.node("MakeTuple", [w.value(x) for x in n.ins], kind=1)
+    k = len(n.ins)
+    return w.node("Stack", [tup], (("axis", int(p.axis)), ("N", k), ("num", k)), kind=1)
 
 
 def _w_unstack(w, n, p):
@@ -302,7 +313,7 @@ _BINARY = ("Add", "Sub", "Mul", "RealDiv", "Maximum", "Minimum", "Pow", "Equal",
 
 _WRITE = {op: _w_same(op) for op in _UNARY + _BINARY}
 _WRITE.update({
-    "Conv2D": _w_conv2d, "MaxPool": _w_pool("MaxPool"), "AvgPool": _w_pool("AvgPool"),
+    "Conv2D": _w_conv2d, "MaxPool": _w_maxpool, "AvgPool": _w_avgpool,
     "Dense": _w_dense, "Reshape": _w_reshape,
     "MatMul": _w_same("MatMul", (lambda p: bool(p.transpose_a), lambda p: bool(p.transpose_b))),
     "BatchMatMul": _w_same("BatchMatMul", (lambda p: bool(p.transpose_a),
@@ -310,7 +321,7 @@ _WRITE.update({
     "Transpose": _w_same("Transpose"), "ReduceMean": _w_reduce("ReduceMean"),
     "ReduceSum": _w_reduce("ReduceSum"), "ReduceMax": _w_reduce("ReduceMax"),
     "Softmax": _w_softmax, "LayerNorm": _w_layernorm, "SplitSizes": _w_split_sizes,
-    "Stack": _w_seq("Stack", "axis"), "Concat": _w_seq("Concat", "axis"),
+    "Stack": _w_stack, "Concat": _w_concat,
     "Unstack": _w_unstack, "Getitem": _w_getitem, "ClipByValue": _w_clip, "GeLU": _w_gelu,
     "ExpandDims": _w_same("ExpandDims"), "Select": _w_same("Select"),
 })
@@ -407,9 +418,21 @@ def _conv2d(a, x, w):
 
 
 def _pool(cls):
-    def run(a, x):
-        return cls(tuple(a["kernel_size"])[-2:], tuple(a["strides"])[-2:],
-                   a.get("pad_mode", "VALID"), data_format=a.get("format", "NCHW"))(x)
+    """MaxPool / AvgPool: settings as attributes (PRIMITIVE) or as inputs (kernel_size,
+    strides, pad_mode and data_format as MindSpore's enums)."""
+    modes = {v: k for k, v in _PAD_MODES.items()}
+    formats = {v: k for k, v in _FORMATS.items()}
+
+    def run(a, x, *settings):
+        if settings:
+            kernel, strides, mode, fmt = (settings + (2, 0))[:4]
+            mode, fmt = modes.get(mode, mode), formats.get(fmt, fmt)
+        else:
+            kernel, strides = a["kernel_size"], a["strides"]
+            mode, fmt = a.get("pad_mode", "VALID"), a.get("format", "NCHW")
+        kernel = (kernel,) * 2 if isinstance(kernel, int) else tuple(kernel)[-2:]
+        strides = (strides,) * 2 if isinstance(strides, int) else tuple(strides)[-2:]
+        return cls(kernel, strides, str(mode).upper(), data_format=fmt)(x)
     return run
 
 
@@ -437,8 +460,16 @@ _MS_BINARY = {"Add": ops.add, "Sub": ops.sub, "Mul": ops.mul, "RealDiv": ops.div
               "Maximum": ops.maximum, "Minimum": ops.minimum, "Pow": ops.pow,
               "Equal": ops.equal, "Less": ops.less, "Greater": ops.greater}
 
-_RUN = {op: (lambda f: lambda a, x: f(x))(f) for op, f in _MS_UNARY.items()}
-_RUN.update({op: (lambda f: lambda a, x, y: f(x, y))(f) for op, f in _MS_BINARY.items()})
+def _unary(f):
+    return lambda a, x: f(x)
+
+
+def _binary(f):
+    return lambda a, x, y: f(x, y)
+
+
+_RUN = {op: _unary(f) for op, f in _MS_UNARY.items()}
+_RUN.update({op: _binary(f) for op, f in _MS_BINARY.items()})
 _RUN.update({
     "Conv2D": _conv2d, "MaxPool": _pool(P.MaxPool), "AvgPool": _pool(P.AvgPool),
     "MatMul": lambda a, x, y, ta=False, tb=False: P.MatMul(ta, tb)(x, y),
@@ -456,7 +487,8 @@ _RUN.update({
     "LayerNorm": lambda a, x, g, b, bna=1, bpa=1, eps=1e-7: P.LayerNorm(bna, bpa, eps)(x, g, b),
     "BatchNorm": _batch_norm,
     "SplitWithSize": lambda a, x, sizes, axis=0: tuple(ops.split(x, list(sizes), axis)),
-    "Stack": lambda a, xs, axis=0: ops.stack(list(xs), axis),
+    "Stack": lambda a, xs, axis=None: ops.stack(list(xs), a.get("axis", 0) if axis is None
+                                                else axis),
     "Concat": lambda a, xs, axis=0: ops.concat(list(xs), axis),
     "Unstack": lambda a, x: tuple(ops.unstack(x, a.get("axis", 0))),
     "StridedSlice": _strided_slice,
@@ -464,6 +496,7 @@ _RUN.update({
     "ExpandDims": lambda a, x, axis: ops.expand_dims(x, axis),
     "Select": lambda a, c, x, y: ops.select(c, x, y),
     "MakeTuple": lambda a, *xs: tuple(xs),
+    "make_list": lambda a, *xs: list(xs),
     "TupleGetItem": lambda a, t, k: t[k],
     "Load": lambda a, x, *monad: x,
     "Depend": lambda a, x, *deps: x,
@@ -519,6 +552,9 @@ class MindIRGraph:
                 vals[out] = fn(attrs, *[vals[i] for i in ins])
             except (TypeError, ValueError, IndexError) as e:
                 raise type(e)(f"For 'GraphCell', node '{node_name}' ({op}) failed: {e}") from e
+            except (KeyError, AttributeError, ZeroDivisionError, OverflowError) as e:
+                raise ValueError(f"For 'GraphCell', node '{node_name}' ({op}) failed: "
+                                 f"{type(e).__name__}: {e}") from e
         outs = [vals[o] for o in self.outputs]
         return outs[0] if len(outs) == 1 else tuple(outs)
 
@@ -538,7 +574,7 @@ def read_model(file_name):
     model = schema.classes()["ModelProto"]()
     try:
         model.ParseFromString(raw)
-    except Exception as e:  # protobuf's DecodeError and its C++ backend's errors
+    except Exception as e:  # noqa: BLE001  (protobuf's DecodeError, its C++ backend's errors)
         raise _bad(file_name, f"it does not parse as a mind_ir ModelProto ({e})") from None
     if not model.HasField("graph") or not len(model.graph.output):
         raise _bad(file_name, "it has no graph with outputs")
@@ -546,6 +582,15 @@ def read_model(file_name):
 
 
 def read_graph(model, file_name):
+    """The MindIRGraph of a parsed ModelProto; any structure minispore cannot follow (names
+    that are not UTF-8, values of the wrong kind) is refused with a ValueError."""
+    try:
+        return _read_graph(model, file_name)
+    except (TypeError, AttributeError, UnicodeError, KeyError, IndexError, OverflowError) as e:
+        raise _bad(file_name, f"malformed graph ({type(e).__name__}: {e})") from None
+
+
+def _read_graph(model, file_name):
     g = model.graph
     if len(model.functions):
         raise _bad(file_name, f"it holds {len(model.functions)} sub-graphs (control flow), "

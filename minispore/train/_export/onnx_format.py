@@ -348,7 +348,7 @@ def _getitem(b, n, p):
         axis += 1
     y = b.value(x)
     if axes:
-        as_i64 = lambda v: b.const(np.asarray(v, np.int64))  # noqa: E731
+        as_i64 = lambda v: b.const(np.asarray(v, np.int64))
         y = b.add("Slice", [y, as_i64(starts), as_i64(ends), as_i64(axes), as_i64(steps)])
     if squeeze:
         y = b.add("Squeeze", [y, b.const(np.asarray(squeeze, np.int64))])
