@@ -38,7 +38,7 @@ class _Writer:
         self.model = C["ModelProto"]()
         self.prims = {}
         self.count = 0
-        self.consts = {}
+        self.shapes = {}  # graph input index -> its Shape node
 
     def fresh(self, hint):
         self.count += 1
@@ -69,13 +69,9 @@ class _Writer:
         elif isinstance(value, np.ndarray):
             a.type = _T["TENSORS"]
             self.tensor(a.tensors.add(), value, "value0")
-        elif type(value) is Dim:
+        elif type(value) in (Dim, Fill):
             raise ExportError("For 'export', MINDIR keeps a dynamic dimension only in a "
-                              "Reshape target")
-        elif type(value) is Fill:
-            raise ExportError("For 'export', MINDIR has no constant whose shape depends on a "
-                              "dynamic dimension (an LSTM's zero state): export it with static "
-                              "input shapes")
+                              "Reshape target or the shape of a constant fill")
         else:
             raise ExportError(f"For 'export', no MINDIR encoding for the constant {value!r}")
         return a
@@ -114,7 +110,32 @@ class _Writer:
         return out
 
     def value(self, x):
-        return x if type(x) is str else self.const(x[1])
+        if type(x) is str:
+            return x
+        if type(x[1]) is Fill:
+            f = x[1]
+            return self.node("FillV2", [self.shape_value(f.shape),
+                                        self.const(np.asarray(f.value, f.dtype))], kind=1)
+        return self.const(x[1])
+
+    def shape_value(self, dims):
+        """A tuple of ints and `Dim`s as MindSpore builds one: Shape, TupleGetItem, ScalarMul,
+        MakeTuple."""
+        if all(type(d) is not Dim for d in dims):
+            return self.const(tuple(int(d) for d in dims))
+        items = []
+        for d in dims:
+            if type(d) is not Dim:
+                items.append(self.const(int(d)))
+                continue
+            shape = self.shapes.get(d.arg)
+            if shape is None:
+                shape = self.shapes[d.arg] = self.node("Shape", [self.g.inputs[d.arg][0]])
+            item = self.node("TupleGetItem", [shape, self.const(d.axis)], kind=1)
+            if d.mult != 1:
+                item = self.node("ScalarMul", [item, self.const(d.mult)])
+            items.append(item)
+        return self.node("MakeTuple", items, kind=1)
 
     def write(self):
         g = self.g
@@ -160,12 +181,6 @@ class _Writer:
             node.output[0] = node.name = want
 
 
-def _shape_arg(v):
-    dims = tuple(v)
-    dyn = [d for d in dims if type(d) is Dim]
-    if len(dyn) > 1:
-        raise ExportError("For 'export', a MINDIR Reshape target may hold one dynamic dimension")
-    return tuple(-1 if type(d) is Dim else int(d) for d in dims)
 
 
 def _w_conv2d(w, n, p):
@@ -215,7 +230,10 @@ def _w_dense(w, n, p):
 
 
 def _w_reshape(w, n, p):
-    return w.node("Reshape", [w.value(n.ins[0]), w.const(_shape_arg(n.ins[1][1]))])
+    dims = tuple(n.ins[1][1])
+    if sum(type(d) is Dim for d in dims) == 1 and -1 not in dims:  # as MindSpore writes it
+        dims = tuple(-1 if type(d) is Dim else d for d in dims)
+    return w.node("Reshape", [w.value(n.ins[0]), w.shape_value(dims)])
 
 
 def _w_reduce(op):
@@ -496,6 +514,10 @@ _RUN.update({
     "ExpandDims": lambda a, x, axis: ops.expand_dims(x, axis),
     "Select": lambda a, c, x, y: ops.select(c, x, y),
     "MakeTuple": lambda a, *xs: tuple(xs),
+    "Shape": lambda a, x: tuple(x.shape),
+    "ScalarMul": lambda a, x, y: x * y,
+    "FillV2": lambda a, shape, value: ops.full(tuple(shape), value.asnumpy().item(),
+                                               dtype=value.dtype),
     "make_list": lambda a, *xs: list(xs),
     "TupleGetItem": lambda a, t, k: t[k],
     "Load": lambda a, x, *monad: x,
