@@ -17,9 +17,10 @@ from hypothesis import strategies as st
 
 import minispore as ms
 from minispore import Tensor, nn, ops
-from minispore.train._export import ExportError
+from minispore.train._export import ExportError, mindir
 
 from .models import models
+from .test_export_ops import _net as op_net
 
 pytest.importorskip("google.protobuf")
 
@@ -332,7 +333,9 @@ print("RESULT" + json.dumps(out))
 
 def _mindspore_runs_minispore_mindir(tmp_path):
     jobs, want = [], {}
-    for name, net, shape in MODELS:
+    nets = [(name, net, shape) for name, net, shape in MODELS]
+    nets += [(f"op_{name}", *op_net(name)) for name in mindir.supported_ops()[0]]
+    for name, net, shape in nets:
         net.set_train(False)
         path = str(tmp_path / f"{name}.mindir")
         ms.export(net, _dynamic(shape), file_name=path, file_format="MINDIR")
@@ -346,7 +349,8 @@ def _mindspore_runs_minispore_mindir(tmp_path):
     got = json.loads(run.stdout.split("RESULT", 1)[1])
     for name, ys in want.items():
         for g, y in zip(got[name], ys):
-            np.testing.assert_allclose(np.array(g, np.float32), y, rtol=1e-4, atol=1e-5)
+            np.testing.assert_allclose(np.array(g, np.float32), y.astype(np.float32),
+                                       rtol=1e-4, atol=1e-5, err_msg=name)
 
 
 if MS_PYTHON:  # collected only when opted in: a MindSpore install is not a test dependency

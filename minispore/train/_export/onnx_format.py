@@ -12,8 +12,8 @@ OPSET = 17
 _UNARY = {"ReLU": "Relu", "Sigmoid": "Sigmoid", "Tanh": "Tanh", "Exp": "Exp", "Log": "Log",
           "Sqrt": "Sqrt", "Neg": "Neg", "Abs": "Abs", "Erf": "Erf", "Sin": "Sin", "Cos": "Cos",
           "Floor": "Floor", "Ceil": "Ceil", "Identity": "Identity", "Reciprocal": "Reciprocal",
-          "Sign": "Sign", "Softplus": "Softplus", "LogicalNot": "Not"}
-_BINARY = {"Add": "Add", "Sub": "Sub", "Mul": "Mul", "RealDiv": "Div", "Div": "Div",
+          "Sign": "Sign", "Softplus": "Softplus", "LogicalNot": "Not", "Round": "Round"}
+_BINARY = {"Add": "Add", "Sub": "Sub", "Mul": "Mul", "RealDiv": "Div",
            "Pow": "Pow", "Maximum": "Max", "Minimum": "Min", "Equal": "Equal", "Less": "Less",
            "Greater": "Greater", "LessEqual": "LessOrEqual", "GreaterEqual": "GreaterOrEqual",
            "LogicalAnd": "And", "LogicalOr": "Or"}
