@@ -12,6 +12,13 @@ from minispore.train._export.graph import trace_graph
 X = (None, 3, 4)
 X4 = (None, 2, 6, 6)
 
+class _Indices(nn.Cell):
+    """0, 1 or 2 by the sign of y: an integer input computed in the graph."""
+
+    def construct(self, y):
+        return ((y > 0.3).astype(ms.int32) + (y > -0.3).astype(ms.int32)).squeeze(-1)
+
+
 # name: (function of the Dense output y, input shape); each must run the primitive `name`.
 CASES = {
     "Abs": (ops.abs, X), "Add": (lambda y: y + 0.5 * y, X),
@@ -49,6 +56,8 @@ CASES = {
     "Sqrt": (lambda y: ops.sqrt(ops.abs(y)), X), "Square": (ops.square, X),
     "Squeeze": (lambda y: ops.squeeze(y[:, :1], 1), X),
     "Stack": (lambda y: ops.stack([y, y * 2], 1), X), "Sub": (lambda y: y - y * y, X),
+    "Gather": (lambda y: ops.Gather()(y, Tensor(np.array([[2, 0], [1, 1]], np.int32)), 1), X),
+    "Take": (nn.SequentialCell([nn.Dense(4, 1), _Indices(), nn.Embedding(3, 2)]), X),
     "Tanh": (ops.tanh, X), "Tile": (lambda y: ops.tile(y, (1, 2, 1)), X),
     "Transpose": (lambda y: y.transpose(0, 2, 1), X),
     "Unstack": (lambda y: ops.unstack(y, 1)[0] * 2, X),

@@ -203,6 +203,11 @@ def _w_maxpool(w, n, p):
 
 
 _PAD_MODES = {"PAD": 0, "SAME": 1, "VALID": 2}  # MindSpore's PadMode enum
+# MindSpore's TypeId numbers of the dtypes a Cast or a Zeros node names (as its files hold them).
+_TYPE_IDS = {np.dtype(np.bool_): 30, np.dtype(np.int8): 32, np.dtype(np.int16): 33,
+             np.dtype(np.int32): 34, np.dtype(np.int64): 35, np.dtype(np.uint8): 37,
+             np.dtype(np.float16): 42, np.dtype(np.float32): 43, np.dtype(np.float64): 44}
+_DTYPES = {v: k for k, v in _TYPE_IDS.items()}
 _FORMATS = {"NCHW": 0, "NHWC": 1}
 
 
@@ -324,6 +329,24 @@ def _w_gelu(w, n, p):
     return w.node("GeLU", [w.value(n.ins[0])])
 
 
+def _w_take(w, n, p):
+    return w.node("Gather", [w.value(x) for x in n.ins] + [w.const(0)])
+
+
+def _w_cast(w, n, p):
+    dt = w.g.dtypes[n.outs[0]]
+    if dt not in _TYPE_IDS:
+        raise ExportError(f"For 'export', MINDIR Cast to {dt} is not mapped")
+    return w.node("Cast", [w.value(n.ins[0]), w.const(_TYPE_IDS[dt])])
+
+
+def _type_of(type_id):
+    if type_id not in _DTYPES:
+        raise ValueError(f"For 'GraphCell', the MindSpore type id {type_id} is not one minispore "
+                         f"maps")
+    return mstype.NP_TO_MS[_DTYPES[type_id]]
+
+
 _UNARY = ("ReLU", "Sigmoid", "Tanh", "Exp", "Log", "Sqrt", "Rsqrt", "Neg", "Abs", "Erf", "Sin",
           "Cos", "Floor", "Square", "Reciprocal")
 _BINARY = ("Add", "Sub", "Mul", "RealDiv", "Maximum", "Minimum", "Pow", "Equal", "Less",
@@ -342,6 +365,9 @@ _WRITE.update({
     "Stack": _w_stack, "Concat": _w_concat,
     "Unstack": _w_unstack, "Getitem": _w_getitem, "ClipByValue": _w_clip, "GeLU": _w_gelu,
     "ExpandDims": _w_same("ExpandDims"), "Select": _w_same("Select"),
+    "Take": _w_take, "Gather": _w_take, "Cast": _w_cast,
+    "Squeeze": lambda w, n, p: w.node("Squeeze", [w.value(n.ins[0]), w.const(
+        (p.axis,) if isinstance(p.axis, int) else tuple(p.axis))]),
 })
 
 
@@ -468,6 +494,12 @@ def _batch_norm(a, x, scale, bias, mean, var, training=False, eps=1e-5, momentum
     return (y, mean, var, mean, var)
 
 
+def _gather(x, indices, axis, batch_dims):
+    if batch_dims:
+        raise ValueError(f"For 'GraphCell', Gather with batch_dims={batch_dims} is not supported")
+    return ops.gather(x, indices, axis)
+
+
 _MS_UNARY = {"ReLU": ops.relu, "Sigmoid": ops.sigmoid, "Tanh": ops.tanh, "Exp": ops.exp,
              "Log": ops.log, "Sqrt": ops.sqrt, "Rsqrt": ops.rsqrt, "Neg": ops.neg,
              "Abs": ops.abs, "Erf": ops.erf, "Sin": ops.sin, "Cos": ops.cos, "Floor": ops.floor,
@@ -513,6 +545,10 @@ _RUN.update({
     "ClampScalar": lambda a, x, lo=None, hi=None: ops.clamp(x, lo, hi),
     "ExpandDims": lambda a, x, axis: ops.expand_dims(x, axis),
     "Select": lambda a, c, x, y: ops.select(c, x, y),
+    "Cast": lambda a, x, type_id: ops.cast(x, _type_of(type_id)),
+    "Squeeze": lambda a, x, axis=(): ops.squeeze(x, tuple(axis) if axis != () else None),
+    "Zeros": lambda a, shape, type_id: ops.zeros(tuple(shape), _type_of(type_id)),
+    "Gather": lambda a, x, indices, axis=0, batch_dims=0: _gather(x, indices, axis, batch_dims),
     "MakeTuple": lambda a, *xs: tuple(xs),
     "Shape": lambda a, x: tuple(x.shape),
     "ScalarMul": lambda a, x, y: x * y,

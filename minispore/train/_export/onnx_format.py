@@ -290,6 +290,12 @@ def _gelu(b, n, p):
     b.add("Mul", [b.add("Mul", [xs, half]), b.add("Add", [t, one])], [n.outs[0]])
 
 
+def _take(b, n, p):
+    x = n.ins[0]
+    b.add("Gather", [b.value(x), b.value(n.ins[1])], [n.outs[0]],
+          axis=int(n.ins[2][1]) % b.rank(x))
+
+
 def _select(b, n, p):
     b.add("Where", [b.value(x) for x in n.ins], [n.outs[0]])
 
@@ -381,6 +387,8 @@ _LOWER = {
     "Squeeze": _squeeze,
     "GeLU": _gelu,
     "Select": _select,
+    "Take": _take,
+    "Gather": _take,
     "Tile": _tile,
     "Getitem": _getitem,
 }
