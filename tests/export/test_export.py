@@ -230,7 +230,8 @@ def test_export_arguments_and_train_flag(tmp_path):
         ms.export(net, x, file_name=str(tmp_path / "n"), file_format="MINDIR", enc_key=b"k" * 16)
     ms.export(net, x, file_name=str(tmp_path / "n"), file_format="MINDIR")
     assert net.training  # restored after the capture
-    assert os.path.isfile(tmp_path / "n.mindir")
+    assert os.stat(tmp_path / "n.mindir").st_mode & 0o777 == 0o400  # read-only, as MindSpore's
+    ms.export(net, x, file_name=str(tmp_path / "n"), file_format="MINDIR")  # over it again
     ms.train.export(net, x, file_name=str(tmp_path / "m.mindir"), file_format="MINDIR")
     assert os.path.isfile(tmp_path / "m.mindir")
 

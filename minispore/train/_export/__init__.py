@@ -2,6 +2,7 @@
 written as MINDIR or ONNX; MINDIR files read back into graphs that `nn.GraphCell` runs
 (docs/export.md)."""
 import os
+import stat
 
 from ...common.tensor import Tensor
 from ...nn.cell import Cell
@@ -49,7 +50,8 @@ def export(net, *inputs, file_name, file_format, **kwargs):
     (`set_train(False)` while capturing, restored after) for the example `inputs`; a
     dimension given as None (`Tensor(shape=[None, 3], dtype=...)`, or declared by
     `net.set_inputs`) stays dynamic. `file_format`: 'MINDIR' or 'ONNX' ('AIR' needs
-    MindSpore's Ascend backend). The suffix '.mindir' / '.onnx' is added when missing.
+    MindSpore's Ascend backend). The suffix '.mindir' / '.onnx' is added when missing; the
+    file is left read-only (0400), as MindSpore leaves it.
     Parameters are embedded under their Cell names. An operator without a mapping to the
     format raises `ExportError` naming it."""
     if not isinstance(file_name, str) or not file_name:
@@ -87,10 +89,13 @@ def export(net, *inputs, file_name, file_format, **kwargs):
         file_name += _SUFFIX[file_format]
     directory = os.path.dirname(os.path.abspath(file_name))
     os.makedirs(directory, exist_ok=True)
+    if os.path.exists(file_name):  # MindSpore leaves its files read-only; exporting again works
+        os.chmod(file_name, stat.S_IRUSR | stat.S_IWUSR)
     if file_format == "ONNX":
         onnx_format.write_onnx(graph, file_name)
     else:
         mindir.write_mindir(graph, file_name)
+    os.chmod(file_name, stat.S_IRUSR)
 
 
 def load(file_name, **kwargs):
