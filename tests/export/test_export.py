@@ -6,6 +6,7 @@ Opt-in check of the other direction (MindSpore loads minispore's MINDIR and Grap
 minispore's outputs): MINDSPORE_PYTHON=/path/to/python/with/mindspore pytest tests/export;
 without it that test is not collected.
 """
+import importlib.util
 import json
 import os
 import subprocess
@@ -142,6 +143,33 @@ def test_graph_cell_is_differentiable(tmp_path):
     g_cell = ms.grad(lambda t: cell(t).sum())(x).asnumpy()
     g_net = ms.grad(lambda t: net(t).sum())(x).asnumpy()
     np.testing.assert_allclose(g_cell, g_net, rtol=1e-5, atol=1e-7)
+
+
+class _Promoting(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.dense = nn.Dense(3, 3)
+        self.k = Tensor(np.array([1, 2, 3], np.int32))
+
+    def construct(self, x):
+        return self.dense(x) + (x > 0).astype(ms.int32) * self.k + self.k
+
+
+def test_type_promotion_is_written_as_casts(tmp_path):
+    net = _Promoting()
+    net.set_train(False)
+    spec = _dynamic((None, 3))
+    ms.export(net, spec, file_name=str(tmp_path / "p"), file_format="MINDIR")
+    x = Tensor(_inputs((None, 3), 4, 0))
+    want = net(x).asnumpy()
+    assert want.dtype == np.float32
+    np.testing.assert_array_equal(nn.GraphCell(ms.load(str(tmp_path / "p.mindir")))(x).asnumpy(),
+                                  want)
+    if importlib.util.find_spec("onnxruntime") is not None:
+        import onnxruntime as ort
+        ms.export(net, spec, file_name=str(tmp_path / "p"), file_format="ONNX")
+        got = ort.InferenceSession(str(tmp_path / "p.onnx")).run(None, {"x": x.asnumpy()})[0]
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
 
 
 # ---- MindIR files written by MindSpore 2.10 --------------------------------------------------------

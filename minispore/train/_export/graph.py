@@ -54,10 +54,10 @@ class Fill:
 class GNode:
     """One primitive: `prim` run on `ins` (value names, or ("c", constant)), giving `outs`."""
 
-    __slots__ = ("ins", "outs", "prim", "shapes")
+    __slots__ = ("ins", "outs", "prim")
 
-    def __init__(self, prim, ins, outs, shapes):
-        self.prim, self.ins, self.outs, self.shapes = prim, ins, outs, shapes
+    def __init__(self, prim, ins, outs):
+        self.prim, self.ins, self.outs = prim, ins, outs
 
     @property
     def op(self):
@@ -67,7 +67,8 @@ class GNode:
 class Graph:
     """inputs: [(name, np.dtype, shape with None where dynamic)]; params: {name: array} (the
     Cell's parameter names); consts: {name: array} (other tensors the network read); nodes;
-    outputs: value names; shapes: {value name: shape with None where dynamic}."""
+    outputs: value names; shapes and dtypes: {value name: shape with None where dynamic,
+    NumPy dtype}."""
 
     def __init__(self, inputs, params, consts, nodes, outputs, shapes, dtypes):
         self.inputs, self.params, self.consts = inputs, params, consts
@@ -285,7 +286,7 @@ class _Merger:
                     self.fail(f"the output shape of '{op}' changes with the input sizes in a way "
                               f"export cannot express ({s_a}, {s_b})")
                 shapes[names[i]] = tuple(None if type(d) is Dim else d for d in shape)
-            nodes.append(GNode(sa.prim, ins, tuple(outs), None))
+            nodes.append(GNode(sa.prim, ins, tuple(outs)))
         outputs = []
         for leaf, leaf_b in zip(_flat(ta.out_tree), _flat(tb.out_tree)):
             if leaf[0] != "v" or leaf_b[0] != "v":
@@ -317,9 +318,11 @@ class _Merger:
             if type(ins[k]) is tuple:
                 ins[k] = ("c", np.asarray(ins[k][1]).astype(dt))
                 continue
+            if dtypes[ins[k]] == dt:
+                continue
             out = f"{ins[k]}_as_{dt.name}"
             if out not in shapes:
-                nodes.append(GNode(_CAST, (ins[k], ("c", dt)), (out,), None))
+                nodes.append(GNode(_CAST, (ins[k], ("c", dt)), (out,)))
                 shapes[out], dtypes[out] = shapes[ins[k]], dt
             ins[k] = out
         return tuple(ins)
