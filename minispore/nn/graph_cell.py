@@ -1,6 +1,7 @@
 """GraphCell: a graph loaded from a MINDIR file (`minispore.load`), run as a Cell."""
 import numpy as np
 
+from .._jit.runtime import Jitted
 from ..common.parameter import Parameter
 from ..common.tensor import Tensor
 from .cell import Cell
@@ -9,7 +10,9 @@ __all__ = ["GraphCell"]
 
 
 class GraphCell(Cell):
-    """Runs `graph` (from `minispore.load`) on its inputs with minispore's ops. The graph's
+    """Runs `graph` (from `minispore.load`) on its inputs with minispore's ops, captured and
+    replayed by the graph-mode machinery (`minispore._jit`; a call it cannot capture, or one
+    under a gradient transform, runs the nodes eagerly, with the same results). The graph's
     weights become this Cell's Parameters under their file names; `params_init`
     ({name: Parameter or Tensor}) gives new values for some of them (same shape and dtype)."""
 
@@ -47,5 +50,10 @@ class GraphCell(Cell):
             self.insert_param_to_cell(name, p, check_name_contain_dot=False)
             self._graph_params[name] = p
 
+        self.__dict__["_jitted"] = Jitted(GraphCell._run)
+
     def construct(self, *inputs):
+        return self._jitted(self, *inputs)
+
+    def _run(self, *inputs):
         return self.graph.run(self._graph_params, inputs)
