@@ -258,12 +258,31 @@ def test_export_arguments_and_train_flag(tmp_path):
         ms.export(net, x, file_name=str(tmp_path / "n"), file_format="AIR")
     with pytest.raises(ValueError, match="not supported"):
         ms.export(net, x, file_name=str(tmp_path / "n"), file_format="MINDIR", enc_key=b"k" * 16)
+    net.dense.set_train(False)
     ms.export(net, x, file_name=str(tmp_path / "n"), file_format="MINDIR")
-    assert net.training  # restored after the capture
+    assert net.training and not net.dense.training  # each Cell's flag restored
     assert os.stat(tmp_path / "n.mindir").st_mode & 0o777 == 0o400  # read-only, as MindSpore's
     ms.export(net, x, file_name=str(tmp_path / "n"), file_format="MINDIR")  # over it again
     ms.train.export(net, x, file_name=str(tmp_path / "m.mindir"), file_format="MINDIR")
     assert os.path.isfile(tmp_path / "m.mindir")
+
+
+def test_save_load_tutorial(tmp_path, monkeypatch):
+    """MindSpore's beginner save-and-load tutorial, as written."""
+    monkeypatch.chdir(tmp_path)
+    model = nn.SequentialCell(nn.Flatten(), nn.Dense(28 * 28, 512), nn.ReLU(),
+                              nn.Dense(512, 512), nn.ReLU(), nn.Dense(512, 10))
+    mode, level = ms.get_context("mode"), ms.get_context("jit_syntax_level")
+    ms.set_context(mode=ms.GRAPH_MODE, jit_syntax_level=ms.STRICT)
+    try:
+        inputs = Tensor(np.ones([1, 1, 28, 28]).astype(np.float32))
+        ms.export(model, inputs, file_name="model", file_format="MINDIR")
+        graph = ms.load("model.mindir")
+        outputs = nn.GraphCell(graph)(inputs)
+    finally:
+        ms.set_context(mode=mode, jit_syntax_level=level)
+    assert outputs.shape == (1, 10)
+    np.testing.assert_allclose(outputs.asnumpy(), model(inputs).asnumpy(), rtol=1e-6, atol=1e-7)
 
 
 def test_set_inputs_declares_the_dynamic_batch(tmp_path):

@@ -77,14 +77,14 @@ def export(net, *inputs, file_name, file_format, **kwargs):
     else:
         mindir_schema.classes()
     specs = _specs(net, inputs)
-    training = net.training if isinstance(net, Cell) else None
-    if training:
+    modes = [(c, c.training) for _, c in net.cells_and_names()] if isinstance(net, Cell) else []
+    if modes:
         net.set_train(False)
     try:
         graph = trace_graph(net, specs, "export")
     finally:
-        if training:
-            net.set_train(True)
+        for cell, mode in modes:  # parents first: each sub-Cell ends with its own flag
+            cell.set_train(mode)
     if not file_name.endswith(_SUFFIX[file_format]):
         file_name += _SUFFIX[file_format]
     directory = os.path.dirname(os.path.abspath(file_name))
