@@ -174,6 +174,37 @@ def test_type_promotion_is_written_as_casts(tmp_path):
         np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
 
 
+class _TwoInTwoOut(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Dense(3, 4)
+        self.b = nn.Dense(5, 4)
+
+    def construct(self, x, y):
+        h = self.a(x) + self.b(y)
+        return ops.softmax(h, -1), h.sum(axis=1)
+
+
+def test_two_inputs_two_outputs(tmp_path):
+    net = _TwoInTwoOut()
+    net.set_train(False)
+    specs = (_dynamic((None, 3)), _dynamic((None, 5)))
+    x, y = Tensor(_inputs((None, 3), 4, 0)), Tensor(_inputs((None, 5), 4, 1))
+    want = [t.asnumpy() for t in net(x, y)]
+    ms.export(net, *specs, file_name=str(tmp_path / "t"), file_format="MINDIR")
+    got = nn.GraphCell(ms.load(str(tmp_path / "t.mindir")))(x, y)
+    assert isinstance(got, tuple) and len(got) == 2
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g.asnumpy(), w, rtol=1e-6, atol=1e-7)
+    if importlib.util.find_spec("onnxruntime") is not None:
+        import onnxruntime as ort
+        ms.export(net, *specs, file_name=str(tmp_path / "t"), file_format="ONNX")
+        session = ort.InferenceSession(str(tmp_path / "t.onnx"))
+        got = session.run(None, {"x0": x.asnumpy(), "x1": y.asnumpy()})
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
+
+
 # ---- MindIR files written by MindSpore 2.10 --------------------------------------------------------
 
 REF = np.load(os.path.join(DATA, "mindspore_mindir_expected.npz"))
