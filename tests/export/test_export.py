@@ -200,7 +200,7 @@ def test_two_inputs_two_outputs(tmp_path):
         import onnxruntime as ort
         ms.export(net, *specs, file_name=str(tmp_path / "t"), file_format="ONNX")
         session = ort.InferenceSession(str(tmp_path / "t.onnx"))
-        got = session.run(None, {"x0": x.asnumpy(), "x1": y.asnumpy()})
+        got = session.run(None, {"x": x.asnumpy(), "y": y.asnumpy()})  # construct's names
         for g, w in zip(got, want):
             np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
 

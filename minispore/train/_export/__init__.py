@@ -45,6 +45,19 @@ def _specs(net, inputs):
     return specs
 
 
+def capture_graph(net, specs, name, names=None):
+    """The Graph of `net` for input specs `specs`, captured in inference mode (each Cell's
+    training flag restored afterwards)."""
+    modes = [(c, c.training) for _, c in net.cells_and_names()] if isinstance(net, Cell) else []
+    if modes:
+        net.set_train(False)
+    try:
+        return trace_graph(net, specs, name, names)
+    finally:
+        for cell, mode in modes:  # parents first: each sub-Cell ends with its own flag
+            cell.set_train(mode)
+
+
 def export(net, *inputs, file_name, file_format, **kwargs):
     """Write `net` (a Cell or function) as a graph file: captured in inference mode
     (`set_train(False)` while capturing, restored after) for the example `inputs`; a
@@ -77,14 +90,7 @@ def export(net, *inputs, file_name, file_format, **kwargs):
     else:
         mindir_schema.classes()
     specs = _specs(net, inputs)
-    modes = [(c, c.training) for _, c in net.cells_and_names()] if isinstance(net, Cell) else []
-    if modes:
-        net.set_train(False)
-    try:
-        graph = trace_graph(net, specs, "export")
-    finally:
-        for cell, mode in modes:  # parents first: each sub-Cell ends with its own flag
-            cell.set_train(mode)
+    graph = capture_graph(net, specs, "export")
     if not file_name.endswith(_SUFFIX[file_format]):
         file_name += _SUFFIX[file_format]
     directory = os.path.dirname(os.path.abspath(file_name))

@@ -6,6 +6,8 @@ for every dynamic dimension: a constant that differs between the captures (a res
 zero state of an LSTM) must differ by exactly that dimension, and becomes a symbolic `Dim`; any
 other difference (a random draw, a value computed from the data) refuses the export.
 """
+import inspect
+
 import numpy as np
 
 from ..._autodiff import tape as _tape
@@ -157,8 +159,22 @@ def _example(spec, sizes):
     return Tensor(np.zeros(full, dt))
 
 
-def trace_graph(fn, specs, name):
-    """The Graph of `fn(*specs)` (specs: Tensors, dynamic dimensions marked -1)."""
+def input_names(fn, n):
+    """Names for the graph inputs: the parameters of `fn` (a Cell's `construct`), or x0, x1, ..."""
+    target = getattr(fn, "construct", fn)
+    try:
+        params = inspect.signature(target).parameters.values()
+    except (TypeError, ValueError):
+        params = ()
+    names = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if len(names) >= n and len(set(names[:n])) == n:
+        return names[:n]
+    return ["x"] if n == 1 else [f"x{k}" for k in range(n)]
+
+
+def trace_graph(fn, specs, name, names=None):
+    """The Graph of `fn(*specs)` (specs: Tensors, dynamic dimensions marked -1); `names` for
+    its inputs (default: `input_names`)."""
     if len(specs) > len(_SIZES_A):
         raise ExportError(f"For '{name}', at most {len(_SIZES_A)} inputs, but got {len(specs)}")
     dyn = [(k, a) for k, t in enumerate(specs) for a, d in enumerate(t.shape) if d < 0]
@@ -169,7 +185,8 @@ def trace_graph(fn, specs, name):
     args_b = [_example(t, _SIZES_B) for t in specs]
     ta, dtypes = _capture_once(fn, args_a)
     tb, _ = _capture_once(fn, args_b)
-    return _Merger(name, dyn).merge(ta, tb, specs, dtypes)
+    names = names or input_names(fn, len(specs))
+    return _Merger(name, dyn).merge(ta, tb, specs, dtypes, names)
 
 
 def _uniform(a):
@@ -235,13 +252,13 @@ class _Merger:
             return a
         self.fail(f"the constants of '{op}' differ between two captures ({a!r}, {b!r})")
 
-    def merge(self, ta, tb, specs, out_dtypes):
+    def merge(self, ta, tb, specs, out_dtypes, input_names):
         if len(ta.steps) != len(tb.steps) or len(ta.refs) != len(tb.refs):
             self.fail("the network runs different operations for different input sizes")
         names = {}
         inputs = []
         for k, t in enumerate(specs):
-            names[k] = f"x{k}" if len(specs) > 1 else "x"
+            names[k] = input_names[k]
             inputs.append((names[k], mstype.to_np(t.dtype),
                            tuple(None if d < 0 else d for d in t.shape)))
         params, consts = {}, {}
@@ -258,6 +275,9 @@ class _Merger:
                 pname = f"const_{i}"
                 consts[pname] = arr
             names[i] = pname
+        for k in range(len(specs)):
+            if names[k] in params or names[k] in consts:
+                self.fail(f"the input name '{names[k]}' is also a parameter's name")
         nodes, shapes, dtypes = [], {}, {}
         for name, dt, shape in inputs:
             shapes[name], dtypes[name] = shape, dt

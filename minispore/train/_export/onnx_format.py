@@ -422,23 +422,42 @@ def _lower_node(b, n):
                           f"{', '.join(supported_ops())})")
 
 
-def write_onnx(graph, file_name):
+def write_onnx(graph, file_name, output_names=None, dim_names=None, export_params=True,
+               keep_initializers_as_inputs=False):
+    """Lower `graph` and save it. `output_names` rename the outputs; `dim_names`
+    ({input index: {axis: name}}) name dynamic axes (default '<input>_dim<axis>');
+    `export_params=False` makes the parameters graph inputs without values;
+    `keep_initializers_as_inputs` lists them as inputs too, values kept."""
     onnx, helper, numpy_helper = _import_onnx()
     b = _Builder(graph, helper, numpy_helper)
     for n in graph.nodes:
         _lower_node(b, n)
     to_onnx = helper.np_dtype_to_tensor_dtype
+    dim_names = dim_names or {}
 
-    def info(name, shape, dt):
-        dims = [f"{name}_dim{k}" if d is None else int(d) for k, d in enumerate(shape)]
+    def info(name, shape, dt, dims_of=None):
+        dims_of = dims_of or {}
+        dims = [dims_of.get(k, f"{name}_dim{k}") if d is None else int(d)
+                for k, d in enumerate(shape)]
         return helper.make_tensor_value_info(name, to_onnx(np.dtype(dt)), dims)
 
-    inputs = [info(name, shape, dt) for name, dt, shape in graph.inputs]
-    inits = [numpy_helper.from_array(np.ascontiguousarray(a), name)
-             for name, a in (*graph.params.items(), *graph.consts.items())]
-    outputs = [info(o, graph.shapes[o], graph.dtypes[o])
-               for o in graph.outputs]
-    g = helper.make_graph(b.nodes, "minispore", inputs, outputs, inits + b.inits)
+    inputs = [info(name, shape, dt, dim_names.get(k))
+              for k, (name, dt, shape) in enumerate(graph.inputs)]
+    params = [numpy_helper.from_array(np.ascontiguousarray(a), name)
+              for name, a in graph.params.items()]
+    consts = [numpy_helper.from_array(np.ascontiguousarray(a), name)
+              for name, a in graph.consts.items()]
+    if not export_params or keep_initializers_as_inputs:
+        inputs += [info(name, a.shape, a.dtype) for name, a in graph.params.items()]
+    outputs = list(graph.outputs)
+    if output_names is not None:
+        for old, new in zip(graph.outputs, output_names):
+            b.add("Identity", [old], [new])
+        outputs = list(output_names)
+    values = [info(o, graph.shapes[old], graph.dtypes[old])
+              for o, old in zip(outputs, graph.outputs)]
+    inits = (params if export_params else []) + consts + b.inits
+    g = helper.make_graph(b.nodes, "minispore", inputs, values, inits)
     model = helper.make_model(g, producer_name="minispore",
                               opset_imports=[helper.make_opsetid("", OPSET)])
     model.ir_version = min(model.ir_version, 8)
