@@ -27,8 +27,16 @@ pytest.importorskip("google.protobuf")
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
 MS_PYTHON = os.environ.get("MINDSPORE_PYTHON")  # opt-in (module docstring)
-MODELS = models()
-IDS = [m[0] for m in MODELS]
+IDS = ["lenet", "resnet", "mobilenetv2", "lstm", "transformer"]  # models.models(), in order
+
+
+def _model(name):
+    """A fresh network (none is kept between tests: each one's Parameters stay roots of view
+    families while they live)."""
+    found = {n: (net, shape) for n, net, shape in models()}
+    net, shape = found[name]
+    net.set_train(False)
+    return net, shape
 
 
 def _inputs(shape, batch, seed):
@@ -40,11 +48,13 @@ def _dynamic(shape):
     return Tensor(shape=list(shape), dtype=ms.float32)
 
 
-@pytest.fixture(params=MODELS, ids=IDS)
+def test_model_list():
+    assert [m[0] for m in models()] == IDS
+
+
+@pytest.fixture(params=IDS)
 def model(request):
-    name, net, shape = request.param
-    net.set_train(False)
-    return name, net, shape
+    return (request.param, *_model(request.param))
 
 
 # ---- ONNX ---------------------------------------------------------------------------------------
@@ -71,8 +81,7 @@ def test_onnx_runtime_matches_minispore(model, tmp_path):
 def test_onnx_static_shape(tmp_path):
     onnx = pytest.importorskip("onnx")
     ort = pytest.importorskip("onnxruntime")
-    _, net, shape = MODELS[0]
-    net.set_train(False)
+    net, shape = _model("lenet")
     x = _inputs(shape, 2, 0)
     ms.export(net, Tensor(x), file_name=str(tmp_path / "lenet.onnx"), file_format="ONNX")
     m = onnx.load(str(tmp_path / "lenet.onnx"))
@@ -110,8 +119,7 @@ def test_product_of_dynamic_dimensions_refused(fmt, tmp_path):
 
 
 def test_graph_cell_params_init_and_checks(tmp_path):
-    _, net, shape = MODELS[0]
-    net.set_train(False)
+    net, shape = _model("lenet")
     ms.export(net, _dynamic(shape), file_name=str(tmp_path / "lenet"), file_format="MINDIR")
     graph = ms.load(str(tmp_path / "lenet.mindir"))
     x = Tensor(_inputs(shape, 2, 1))
@@ -137,8 +145,7 @@ def test_graph_cell_params_init_and_checks(tmp_path):
 
 
 def test_graph_cell_is_differentiable(tmp_path):
-    _, net, shape = MODELS[0]
-    net.set_train(False)
+    net, shape = _model("lenet")
     ms.export(net, _dynamic(shape), file_name=str(tmp_path / "lenet"), file_format="MINDIR")
     cell = nn.GraphCell(ms.load(str(tmp_path / "lenet.mindir")))
     x = Tensor(_inputs(shape, 2, 3))
@@ -317,8 +324,7 @@ def test_save_load_tutorial(tmp_path, monkeypatch):
 
 
 def test_set_inputs_declares_the_dynamic_batch(tmp_path):
-    _, net, shape = MODELS[0]
-    net.set_train(False)
+    net, shape = _model("lenet")
     net.set_inputs(_dynamic(shape))
     try:
         ms.export(net, Tensor(_inputs(shape, 2, 0)), file_name=str(tmp_path / "lenet"),
@@ -414,7 +420,7 @@ print("RESULT" + json.dumps(out))
 
 def _mindspore_runs_minispore_mindir(tmp_path):
     jobs, want = [], {}
-    nets = [(name, net, shape) for name, net, shape in MODELS]
+    nets = models()
     nets += [(f"op_{name}", *op_net(name)) for name in mindir.supported_ops()[0]]
     for name, net, shape in nets:
         net.set_train(False)
