@@ -55,6 +55,6 @@ def test_context_constants_and_sparse_classes():
 
 def test_missing_top_level_name():
     with pytest.raises(AttributeError, match="part of MindSpore 2.10 but not implemented"):
-        ms.load_mindir  # noqa: B018
+        ms.export_split_mindir  # noqa: B018
     with pytest.raises(AttributeError, match="Did you mean: 'Tensor'"):
         ms.Tensr  # noqa: B018

@@ -375,6 +375,8 @@ def _from_shape(input_data, dtype, shape, init):
                          f"'shape' and 'dtype', but got shape={shape}, dtype={dtype}")
     shape = (shape,) if isinstance(shape, int) else tuple(shape)
     if init is None:
+        if any(d is None or d == -1 for d in shape):  # declares a dynamic input (set_inputs, export)
+            return _Pending(None, tuple(-1 if d is None else d for d in shape), dtype)
         return np.zeros(shape, mstype.to_np(dtype))
     return _Pending(init, shape, dtype)
 
@@ -387,6 +389,9 @@ class _Pending:
         self.init, self.shape, self.dtype = init, shape, mstype.to_np(dtype)
 
     def draw(self):
+        if self.init is None:
+            raise ValueError(f"For 'Tensor', a tensor of dynamic shape {list(self.shape)} holds no "
+                             f"values: it only declares an input's shape (set_inputs, export)")
         return Tensor._values_from_init(self.init, self.shape, self.dtype)  # see initializer.py
 
 

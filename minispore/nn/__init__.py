@@ -1,5 +1,6 @@
 """`minispore.nn`: Cell, layers, losses, optimizers and training wrappers."""
 from .cell import Cell
+from .graph_cell import GraphCell
 from .layer import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
 from .optim import *  # noqa: F401,F403

@@ -14,3 +14,4 @@ from .data_sink import data_sink  # noqa: E402,F401
 from ._distributed_ckpt import (  # noqa: E402,F401
     load_distributed_checkpoint, merge_sliced_parameter)
 from .summary import SummaryCollector, SummaryRecord  # noqa: E402,F401
+from ._export import export, load  # noqa: E402,F401
