@@ -18,7 +18,7 @@ class GraphCell(Cell):
 
     def __init__(self, graph, params_init=None, obf_random_seed=None):
         super().__init__()
-        if not (hasattr(graph, "run") and hasattr(graph, "params") and hasattr(graph, "inputs")):
+        if not all(hasattr(graph, a) for a in ("run", "params", "inputs", "constants")):
             raise TypeError(f"For 'GraphCell', 'graph' must be a graph returned by "
                             f"minispore.load, but got {type(graph).__name__}")
         if obf_random_seed is not None:
@@ -50,6 +50,9 @@ class GraphCell(Cell):
             self.insert_param_to_cell(name, p, check_name_contain_dot=False)
             self._graph_params[name] = p
 
+        # the graph's constant Tensors, held where a capture's state check looks (one level
+        # into this Cell's attributes), so a replay may read them by reference
+        self.__dict__["_graph_constants"] = dict(enumerate(graph.constants()))
         self.__dict__["_jitted"] = Jitted(GraphCell._run)
 
     def construct(self, *inputs):

@@ -110,8 +110,9 @@ class _Recorder(_capture.Recorder):
 
     def ref(self, t):
         made = self.made.get(id(t))
-        if id(t) in self.fresh or (made is not None and made[0] is t and made[1] == "library"
-                                   and not isinstance(t, Parameter)):
+        if id(t) in self.fresh or id(t) in self.consts or (
+                made is not None and made[0] is t and made[1] == "library"
+                and not isinstance(t, Parameter)):
             return ("c", t._data.copy())
         return super().ref(t)
 

@@ -581,6 +581,11 @@ class MindIRGraph:
         return (f"MindIRGraph('{self.file_name}', inputs={[list(s) for _, _, s in self.inputs]},"
                 f" {len(self._nodes)} nodes, {len(self.params)} parameters)")
 
+    def constants(self):
+        """The Tensors of the graph's Constant nodes (each node runs as this very Tensor)."""
+        return [attrs for op, attrs, *_ in self._nodes if op == "Constant" and
+                isinstance(attrs, Tensor)]
+
     def run(self, params, args):
         """The outputs for Tensors `args` with Parameter values `params` ({name: Tensor})."""
         if len(args) != len(self.inputs):
