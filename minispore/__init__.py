@@ -19,6 +19,7 @@ from ._autodiff.anomaly import detect_anomaly
 from ._autodiff.recompute import recompute
 from ._autodiff.functional import jacfwd, jacrev, jvp, vjp
 from ._autodiff.batching import vmap
+from ._autodiff.saved_hooks import register_saved_tensors_hooks, saved_tensors_hooks
 from .ops.function.sparse_func import COOTensor, CSRTensor, RowTensor
 from .ops.function.sparse_func import COOTensor as SparseTensor  # MindSpore's deprecated name
 from . import nn
@@ -63,6 +64,11 @@ from .runtime import (  # noqa: E402,F401  (streams, events and runtime settings
     Event, Stream, StreamCtx, communication_stream, swap_tensors, current_stream, default_stream,
     launch_blocking, lazy_inline, no_inline, run_check, set_cur_stream, set_deterministic,
     set_recursion_limit, synchronize)
+from ._memory import (  # noqa: E402,F401  (memory statistics answered on the host)
+    empty_cache, max_memory_reserved, memory_allocated, memory_reserved, memory_stats,
+    memory_summary, ms_memory_recycle, reset_max_memory_reserved, reset_peak_memory_stats)
+from . import log  # noqa: E402,F401
+from .log import get_level, get_log_config  # noqa: E402,F401
 from ._missing import missing_names  # noqa: E402
 
 # glibc keeps large NumPy temporaries mapped between steps instead of faulting fresh pages in on

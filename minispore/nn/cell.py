@@ -11,6 +11,7 @@ import numpy as np
 from .._autodiff import hooks as _hooks
 from .._autodiff.custom import call_with_bprop
 from .._autodiff.recompute import run_recomputed
+from .._autodiff.saved_hooks import saved_tensors_hooks
 from .._autodiff.tape import compute_in, recording
 from .._validator import check_type
 from ..common import _writes, dtype as mstype
@@ -45,6 +46,11 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
 
 def _compute_construct(np_dtype, construct, *args, **kwargs):
     return compute_in(np_dtype, construct, args, kwargs)
+
+
+def _with_saved_hooks(hooks, construct, *args, **kwargs):
+    with saved_tensors_hooks(*hooks):
+        return construct(*args, **kwargs)
 
 
 def _join(prefix, path):
@@ -641,6 +647,9 @@ class Cell:
         elif "_compute_policy" in self.__dict__:  # amp_level 'auto': per-primitive lists
             construct = functools.partial(_compute_construct, self.__dict__["_compute_policy"],
                                           construct)
+        saved_hooks = self.__dict__.get("_saved_tensors_hooks")
+        if saved_hooks is not None:
+            construct = functools.partial(_with_saved_hooks, saved_hooks, construct)
         if callable(getattr(type(self), "bprop", None)):
             return call_with_bprop(self, construct, args, kwargs)
         if self.__dict__.get("_recompute"):
@@ -651,7 +660,8 @@ class Cell:
         d = self.__dict__
         d["_fast"] = (type(self)._fast and d.get("_compute_dtype") is None and
                       "_compute_policy" not in d and
-                      not d.get("_recompute") and not d.get("_cell_hooks"))
+                      not d.get("_recompute") and not d.get("_cell_hooks") and
+                      "_saved_tensors_hooks" not in d)
 
     # ---- hooks and recompute -------------------------------------------------------------------
     def _hook_tables(self):
@@ -665,6 +675,14 @@ class Cell:
         key = table.add(entry, prepend)
         self._refresh_call_path()
         return _hooks.HookHandle(table, key, self)
+
+    def register_saved_tensors_hooks(self, pack_hook, unpack_hook):
+        """Run `construct` inside `saved_tensors_hooks(pack_hook, unpack_hook)`: the tensors its
+        ops save for backward are packed and unpacked by these hooks. Registering again replaces
+        them."""
+        saved_tensors_hooks(pack_hook, unpack_hook)  # checks both are callable
+        self.__dict__["_saved_tensors_hooks"] = (pack_hook, unpack_hook)
+        self._refresh_call_path()
 
     def register_forward_pre_hook(self, hook_fn, *, prepend=False, with_kwargs=False):
         """Call `hook_fn(cell, inputs)` before each `construct`; a non-None result replaces the
