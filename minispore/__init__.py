@@ -43,6 +43,8 @@ from . import dataset  # noqa: E402,F401
 from . import train  # noqa: E402,F401
 from . import communication, mindrecord, numpy, profiler  # noqa: E402,F401  (mindspore.numpy, ...)
 from .profiler import Profiler  # noqa: E402,F401
+from .profiler._flops import flops_collection  # noqa: E402,F401
+from .train import FlopsUtilizationCollector  # noqa: E402,F401
 from .train.summary import SummaryCollector, SummaryRecord  # noqa: E402,F401
 from .train import (  # noqa: E402,F401  (Model, callbacks, metrics, as MindSpore re-exports)
     F1, MAE, MSE, Accuracy, Callback, CheckpointConfig, ConfusionMatrix, DynamicLossScaleManager,
