@@ -71,6 +71,8 @@ from ._memory import (  # noqa: E402,F401  (memory statistics answered on the ho
     memory_summary, ms_memory_recycle, reset_max_memory_reserved, reset_peak_memory_stats)
 from ._affinity import set_cpu_affinity  # noqa: E402,F401
 from . import log  # noqa: E402,F401
+from . import parallel  # noqa: E402,F401
+from .parallel import Layout, shard  # noqa: E402,F401
 from .log import get_level, get_log_config  # noqa: E402,F401
 from ._missing import missing_names  # noqa: E402
 

@@ -32,7 +32,7 @@ LAYERS = [
     ("nn", ["minispore.nn"]),
     ("training, data, mixed precision",
      ["minispore.amp", "minispore.train", "minispore.dataset", "minispore.experimental",
-      "minispore.testing", "minispore.mindrecord", "minispore.profiler"]),
+      "minispore.testing", "minispore.mindrecord", "minispore.profiler", "minispore.parallel"]),
     ("jit and the top-level facades",
      ["minispore.common.api", "minispore.common", "minispore", "minispore.examples",
       "minispore.numpy", "minispore.run"]),
