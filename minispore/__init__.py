@@ -72,7 +72,7 @@ from ._memory import (  # noqa: E402,F401  (memory statistics answered on the ho
 from ._affinity import set_cpu_affinity  # noqa: E402,F401
 from . import log  # noqa: E402,F401
 from . import parallel  # noqa: E402,F401
-from .parallel import Layout, shard  # noqa: E402,F401
+from .parallel import Layout, load_segmented_checkpoints, shard  # noqa: E402,F401
 from .log import get_level, get_log_config  # noqa: E402,F401
 from ._missing import missing_names  # noqa: E402
 

@@ -53,3 +53,30 @@ def test_shard_checks_the_plan_with_several_ranks(monkeypatch):
         ms.shard(net, ((2, 1),), parameter_plan=[1])
     with pytest.raises(TypeError, match="'fn'"):
         ms.shard(3, ((2, 1),))
+
+
+def test_load_segmented_checkpoints_reads_mindspore_segments():
+    expected = json.loads((ROOT / "data" / "segmented.json").read_text())
+    folder = str(ROOT / "data" / "segmented")
+    loaded = ms.load_segmented_checkpoints(folder)
+    assert sorted(loaded) == sorted(expected["values"])
+    for name, values in expected["values"].items():
+        np.testing.assert_array_equal(loaded[name].asnumpy(), np.array(values, np.float32))
+
+    class Holder(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc = ms.nn.Dense(4, 3)
+    net = Holder()
+    ms.load_segmented_checkpoints(folder, net)
+    np.testing.assert_array_equal(net.fc.weight.asnumpy(),
+                                  np.array(expected["values"]["fc.weight"], np.float32))
+    np.testing.assert_array_equal(net.fc.bias.asnumpy(),
+                                  np.array(expected["values"]["fc.bias"], np.float32))
+    chosen = ms.load_segmented_checkpoints(folder, choice_func=lambda n: n != "fc.weight")
+    assert sorted(chosen) == ["fc.bias", "shared"]
+    with pytest.raises(TypeError):
+        ms.load_segmented_checkpoints(1)
+    assert expected["errors"] == {"not a str": "TypeError", "missing": "ValueError"}
+    with pytest.raises(ValueError, match="not a directory"):
+        ms.load_segmented_checkpoints(folder + "/nothing")

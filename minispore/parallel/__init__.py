@@ -1,5 +1,5 @@
 """`mindspore.parallel`: sharding descriptions (`Layout`, `shard`) for code written for
-MindSpore's semi-automatic parallel mode (docs/parallel.md).
+MindSpore's semi-automatic parallel mode, and `load_segmented_checkpoints` (docs/parallel.md).
 
 minispore runs one process, or data parallel (every rank holds the whole model and runs it on
 its own batch), so a sharding plan changes where MindSpore would compute, never what: `shard`
@@ -7,13 +7,16 @@ returns the function itself, as MindSpore does in a world of one, after checking
 there are several ranks. `Layout` builds the same layout descriptions as MindSpore's.
 """
 import copy
+import glob
+import os
 
 import numpy as np
 
 from .._validator import type_name
 from ..communication.management import get_group_size
+from ..train.serialization import load_checkpoint
 
-__all__ = ["Layout", "shard"]
+__all__ = ["Layout", "shard", "load_segmented_checkpoints"]
 
 _INTERLEAVED = "interleaved_parallel"
 
@@ -127,3 +130,23 @@ def shard(fn, in_strategy, out_strategy=None, parameter_plan=None):
         raise TypeError(f"For 'shard', 'parameter_plan' must be a dict or None, but got "
                         f"{type_name(parameter_plan)}")
     return fn
+
+
+def load_segmented_checkpoints(ckpt_file_dir, net=None, strict_load=False, filter_prefix=None,
+                               dec_key=None, dec_mode="AES-GCM", specify_prefix=None,
+                               choice_func=None):
+    """Load every `.ckpt` file of the directory `ckpt_file_dir` (each as `load_checkpoint` with
+    these arguments, into `net` if given) and return their parameters merged into one dict.
+    Files are read in name order, a later file's value winning for a name two files hold
+    (MindSpore reads them in directory order)."""
+    if not isinstance(ckpt_file_dir, str):
+        raise TypeError(f"For 'load_segmented_checkpoints', 'ckpt_file_dir' must be a str, but "
+                        f"got {type_name(ckpt_file_dir)}")
+    if not os.path.isdir(ckpt_file_dir):
+        raise ValueError(f"For 'load_segmented_checkpoints', the directory {ckpt_file_dir!r} "
+                         "does not exist or is not a directory")
+    merged = {}
+    for path in sorted(glob.glob(os.path.join(ckpt_file_dir, "*.ckpt"))):
+        merged.update(load_checkpoint(path, net, strict_load, filter_prefix, dec_key, dec_mode,
+                                      specify_prefix, choice_func))
+    return merged
