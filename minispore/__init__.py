@@ -6,6 +6,7 @@ from .common.api import JitConfig, jit, jit_class
 from .common.dtype import *  # noqa: F401,F403  (float32, int64, ...)
 from .common.dtype import dtype_to_nptype, get_py_obj_dtype, pytype_to_dtype
 from .common.parameter import Parameter, ParameterTuple
+from .common.device import DeviceCtx
 from .common.seed import (Generator, default_generator, get_rng_state, get_seed, initial_seed,
                           seed, set_rng_state, set_seed)
 from .common.tensor import Tensor, from_numpy, frombuffer, is_tensor, tensor

@@ -34,10 +34,13 @@ class Parameter(Tensor):
     # False inside `no_init_parameters()`: a parameter made from an initializer keeps it
     # undrawn until first needed.
     init_param = True
+    # True inside `DeviceCtx("meta")`: a new parameter has a shape and dtype but no values.
+    _on_meta = False
 
     def __init__(self, default_input, name=None, requires_grad=True, layerwise_parallel=False,
                  parallel_optimizer=True):
-        if type(default_input) is _LazyTensor and not Parameter.init_param:
+        lazy = type(default_input) is _LazyTensor
+        if lazy and (Parameter._on_meta or not Parameter.init_param):
             data = _data_slot.__get__(default_input)  # the recipe, drawn later
         elif isinstance(default_input, (Tensor, np.ndarray)) or isinstance(default_input, list):
             data = _to_array(default_input, None)
@@ -60,7 +63,11 @@ class Parameter(Tensor):
         self.requires_grad = requires_grad
         self.layerwise_parallel = layerwise_parallel
         self.parallel_optimizer = parallel_optimizer
-        if type(default_input) is _LazyTensor and not Parameter.init_param:
+        if Parameter._on_meta:
+            data = _data_slot.__get__(self)
+            _data_slot.__set__(self, _OnMeta(data.shape, data.dtype, lazy))
+            self.__class__ = _LazyParameter
+        elif lazy and not Parameter.init_param:
             self.__class__ = _LazyParameter
 
     def requires_grad_(self, requires_grad=True):
@@ -154,10 +161,24 @@ class Parameter(Tensor):
 _data_slot = Tensor._data
 
 
+class _OnMeta:
+    """The recipe of a parameter made on the 'meta' device: a shape and dtype, no values."""
+    __slots__ = ("shape", "dtype", "has_init")
+
+    def __init__(self, shape, dtype, has_init):
+        self.shape, self.dtype, self.has_init = shape, np.dtype(dtype), has_init
+
+    def draw(self):
+        raise RuntimeError("Not support copy between src:meta and dst:CPU: a parameter made "
+                           "on the 'meta' device has no values until 'Cell.to_empty' or "
+                           "'set_data' gives it some")
+
+
 class _LazyParameter(Parameter):
-    """A Parameter made inside `no_init_parameters()` from an initializer: it knows its shape and
-    dtype, and draws its values when they are first read (any op, `init_data`,
-    `Cell.init_parameters_data`); `set_data` replaces them without drawing."""
+    """A Parameter made inside `no_init_parameters()` from an initializer, or on the 'meta'
+    device: it knows its shape and dtype, and draws its values when they are first read (any
+    op, `init_data`, `Cell.init_parameters_data`; on 'meta' that raises RuntimeError);
+    `set_data` and `Cell.to_empty` give it values without drawing."""
     __slots__ = ()
 
     @property
@@ -186,10 +207,11 @@ class _LazyParameter(Parameter):
 
     @property
     def has_init(self):
-        return True
+        return getattr(_data_slot.__get__(self), "has_init", True)
 
     def init_data(self, slice_index=None, shape=None, opt_shard_group=None):
-        self._data  # noqa: B018  (reading it draws the values)
+        if type(_data_slot.__get__(self)) is not _OnMeta:  # on 'meta' there is nothing to draw
+            self._data  # noqa: B018  (reading it draws the values)
         return self
 
     def set_data(self, data, slice_shape=False, sliced_shape=None):
@@ -209,6 +231,11 @@ class _LazyParameter(Parameter):
                 f"requires_grad={self.requires_grad})")
 
     __str__ = __repr__
+
+
+def on_meta(p):
+    """Whether Parameter `p` lives on the 'meta' device (a shape and dtype, no values)."""
+    return type(p) is _LazyParameter and type(_data_slot.__get__(p)) is _OnMeta
 
 
 @contextlib.contextmanager

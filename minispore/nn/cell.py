@@ -15,7 +15,7 @@ from .._autodiff.saved_hooks import saved_tensors_hooks
 from .._autodiff.tape import compute_in, recording
 from .._validator import check_type
 from ..common import _writes, dtype as mstype
-from ..common.parameter import Parameter, ParameterTuple
+from ..common.parameter import Parameter, ParameterTuple, on_meta
 from ..common.tensor import Tensor
 from ..ops.operations.math_ops import cast
 
@@ -595,8 +595,9 @@ class Cell:
     def to_empty(self, *, device=None, recurse=True):
         """Give every parameter (kept as the same object) and buffer (a new Tensor) fresh,
         uninitialised storage of its shape and dtype, without reading the old values (a
-        parameter still undrawn from `no_init_parameters` is never drawn). `device`: None or
-        'CPU' (any case). Returns self."""
+        parameter still undrawn from `no_init_parameters` is never drawn). `device`: 'CPU' (any
+        case), or None to keep each one's device: as in MindSpore 2.10, parameters made under
+        `DeviceCtx("meta")` then stay without values. Returns self."""
         if device is not None:
             if not isinstance(device, str):
                 raise TypeError(f"For 'Cell.to_empty', 'device' must be a str or None, but got "
@@ -608,6 +609,8 @@ class Cell:
                 raise ValueError(f"For 'Cell.to_empty', 'device' must be 'CPU', 'Ascend' or "
                                  f"'GPU', but got {device!r}")
         for p in self.get_parameters(expand=recurse):
+            if device is None and on_meta(p):
+                continue
             p._data = np.empty(p.shape, mstype.to_np(p.dtype))
             _writes.bump_version(p)
         cells = [c for _, c in self.cells_and_names()] if recurse else [self]
