@@ -1,5 +1,5 @@
 """MindSpore's logger (`from mindspore import log as logger`), configured as MindSpore's is by
-environment variables read when it is first used (docs/logging.md):
+environment variables read when it is first used (docs/runtime.md):
 
 - `GLOG_v`: the level, 0 DEBUG, 1 INFO, 2 WARNING (default), 3 ERROR, 4 CRITICAL;
 - `GLOG_logtostderr`: 1 (default) logs to stderr; 0 logs to rotating files under
