@@ -41,16 +41,15 @@ def _lookup(name):
     return _BY_NAME[name]
 
 
-def _made(cls, *args):
-    """A dtype object of subclass `cls` (whose own constructor looks existing ones up)."""
-    t = object.__new__(cls)
-    Type.__init__(t, *args)
-    return t
+class _IntKind(type):
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, Type) and obj._name in ("int", "int8", "int16", "int32", "int64")
 
 
-class Int(Type):
+class Int(Type, metaclass=_IntKind):
     """The type of MindSpore's signed integer dtypes: `isinstance(x.dtype, Int)`; `Int(32)` is
-    `int32`, `Int()` the category `int_`."""
+    `int32`, `Int()` the category `int_`. The dtype objects stay plain `Type`s (code that keys
+    on `type(dtype) is Type` sees no change); `isinstance` recognises them by name."""
 
     __slots__ = ()
 
@@ -119,10 +118,10 @@ class QuantDtype(enum.Enum):
 
 
 bool_ = Type("bool", np.bool_, "Bool")
-int8 = _made(Int, "int8", np.int8, "Int8")
-int16 = _made(Int, "int16", np.int16, "Int16")
-int32 = _made(Int, "int32", np.int32, "Int32")
-int64 = _made(Int, "int64", np.int64, "Int64")
+int8 = Type("int8", np.int8, "Int8")
+int16 = Type("int16", np.int16, "Int16")
+int32 = Type("int32", np.int32, "Int32")
+int64 = Type("int64", np.int64, "Int64")
 uint8 = Type("uint8", np.uint8, "UInt8")
 uint16 = Type("uint16", np.uint16, "UInt16")
 uint32 = Type("uint32", np.uint32, "UInt32")
@@ -142,7 +141,7 @@ intc, uintc, intp, uintp, long = int32, uint32, int64, uint64, int64
 cfloat, cdouble = complex64, complex128
 # MindSpore's generic category types: `ms.float_` prints `mindspore.float`, `ms.int_` `mindspore.int`.
 float_ = Type("float", None, "Float")
-int_ = _made(Int, "int", None, "Int")
+int_ = Type("int", None, "Int")
 uint = Type("uint", None, "UInt")
 number = Type("number", None, "Number")
 tensor_type = TensorType()
