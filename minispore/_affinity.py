@@ -113,19 +113,19 @@ def set_cpu_affinity(enable_affinity, affinity_cpu_list=None, module_to_cpu_dict
         if key not in affinity_cpu_list:
             warnings.warn(f"set_cpu_affinity is not enabled: 'affinity_cpu_list' has no entry "
                           f"for {key}")
-            return None
+            return
         affinity_cpu_list = affinity_cpu_list[key]
     with _lock:
         if _state["configured"]:
             raise RuntimeError("The 'set_cpu_affinity' cannot be set repeatedly.")
         if not enable_affinity:
             _state["configured"] = True
-            return None
+            return
         if bind_file is not None:
             found = _from_bind_file(os.path.abspath(bind_file))
             if found is None:
                 _state["configured"] = True
-                return None
+                return
             affinity_cpu_list, module_to_cpu_dict = found
         _check_cpu_list(affinity_cpu_list)
         _check_module_dict(module_to_cpu_dict)

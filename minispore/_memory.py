@@ -17,16 +17,23 @@ There is no peak of allocated bytes (it would need accounting on every op), so
 """
 import ctypes
 import gc
-import os
 
 import numpy as np
 
 from . import _allocator
 from .common.tensor import Tensor
 
-__all__ = ["memory_allocated", "memory_reserved", "max_memory_reserved", "memory_stats",
-           "memory_summary", "reset_peak_memory_stats", "reset_max_memory_reserved",
-           "empty_cache", "ms_memory_recycle"]
+__all__ = [
+    "empty_cache",
+    "max_memory_reserved",
+    "memory_allocated",
+    "memory_reserved",
+    "memory_stats",
+    "memory_summary",
+    "ms_memory_recycle",
+    "reset_max_memory_reserved",
+    "reset_peak_memory_stats",
+]
 
 
 
@@ -140,7 +147,7 @@ def memory_summary():
     lines = [rule, title, rule, " {:<20} | {:<20} ".format("Metric", "Data")]
     for key, label in rows:
         lines.append("-" * 45)
-        lines.append(" {:<20} | {:<20} ".format(label, _format_size(stats[key])))
+        lines.append(f" {label:<20} | {_format_size(stats[key]):<20} ")
     lines.append(rule)
     return "|" + "|\n|".join(lines) + "|\n"
 

@@ -16,7 +16,7 @@ from .._validator import check_callable, type_name
 from ..common.tensor import Tensor
 from . import tape as _tape
 
-__all__ = ["saved_tensors_hooks", "register_saved_tensors_hooks"]
+__all__ = ["register_saved_tensors_hooks", "saved_tensors_hooks"]
 
 
 class _Stack(threading.local):
@@ -92,7 +92,7 @@ def _pack(saved):
 class _hooks_off:
     """Run a hook unrecorded and with this thread's saved-tensor hooks off."""
 
-    __slots__ = ("_saved", "_pause")
+    __slots__ = ("_pause", "_saved")
 
     def __enter__(self):
         self._saved = _stack.hooks

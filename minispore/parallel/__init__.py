@@ -16,7 +16,7 @@ from .._validator import type_name
 from ..communication.management import get_group_size
 from ..train.serialization import load_checkpoint
 
-__all__ = ["Layout", "shard", "load_segmented_checkpoints"]
+__all__ = ["Layout", "load_segmented_checkpoints", "shard"]
 
 _INTERLEAVED = "interleaved_parallel"
 
