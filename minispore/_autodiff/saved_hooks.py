@@ -106,6 +106,21 @@ class _hooks_off:
         return False
 
 
+class suspended:
+    """This thread's saved-tensor hooks off in the block (recording goes on): for a block whose
+    record is dropped and whose node keeps only its inputs (recompute)."""
+
+    __slots__ = ("_saved",)
+
+    def __enter__(self):
+        self._saved = _stack.hooks
+        _stack.hooks = ()
+
+    def __exit__(self, *exc):
+        _stack.hooks = self._saved
+        return False
+
+
 def _change_count(delta):
     with _count_lock:
         _tape._packing += delta

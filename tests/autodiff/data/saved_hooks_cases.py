@@ -135,7 +135,42 @@ def hooks_must_be_callable(ms):
     return {"error": _error(lambda: ms.grad(f)(*_xy(ms)))}
 
 
-CASES = [mul_both_inputs, exp_saves_output, innermost_hooks_apply, packed_value_in_higher_order,
+def custom_bprop_cell(ms):
+    log = []
+
+    class Scaled(ms.nn.Cell):
+        def construct(self, x, y):
+            return x * y
+
+        def bprop(self, x, y, out, dout):
+            return dout * y * 10, dout * x
+
+    def f(x, y):
+        with ms.saved_tensors_hooks(_logging(log, "pack", lambda t: t),
+                                    _logging(log, "unpack", lambda t: t)):
+            return Scaled()(x, y)
+    return {"grads": _grads(ms.grad(f, grad_position=(0, 1))(*_xy(ms))), "log": log}
+
+
+def recomputed_cell(ms):
+    log = []
+
+    class Block(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.recompute()
+
+        def construct(self, x):
+            return ms.ops.sin(x) * x
+
+    def f(x):
+        with ms.saved_tensors_hooks(_logging(log, "pack", lambda t: t),
+                                    _logging(log, "unpack", lambda t: t)):
+            return Block()(x).sum()
+    return {"grads": _grads(ms.grad(f)(_xy(ms)[0])), "log": log}
+
+
+CASES = [custom_bprop_cell, recomputed_cell, mul_both_inputs, exp_saves_output, innermost_hooks_apply, packed_value_in_higher_order,
          second_order_packs_forward_only, cell_hooks, no_gradient_no_packing,
          packed_as_other_objects, unpack_must_give_a_tensor, hooks_must_be_callable]
 
