@@ -73,3 +73,28 @@ def test_flops_collection_needs_a_measured_phase_and_arguments_are_checked():
         ms.FlopsUtilizationCollector(1, full_flops=1)
     with pytest.raises(ValueError):
         ms.FlopsUtilizationCollector(0)
+
+
+def test_a_step_that_raises_leaves_no_counter_behind():
+    import gc
+
+    class Failing(ms.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.d = ms.nn.Dense(2, 2)
+
+        def construct(self, x):
+            self.d(x)
+            raise KeyError("step failed")
+    forward = ms.ops.operations.MatMul.__dict__["forward"]
+    data = {"x": np.ones((4, 2), np.float32), "y": np.zeros(4, np.int32)}
+    dataset = ms.dataset.NumpySlicesDataset(data=data, shuffle=False).batch(2)
+    model = ms.train.Model(Failing(), loss_fn=ms.nn.SoftmaxCrossEntropyWithLogits(sparse=True),
+                           optimizer=ms.nn.SGD(Failing().trainable_params(), 0.1))
+    collector = ms.train.FlopsUtilizationCollector(2)
+    with pytest.raises(KeyError):
+        model.train(1, dataset, callbacks=[collector])
+    assert _flops._open  # the failed step's count is still open
+    del collector, model
+    gc.collect()
+    assert not _flops._open and ms.ops.operations.MatMul.__dict__["forward"] is forward

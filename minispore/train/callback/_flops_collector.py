@@ -2,6 +2,7 @@
 import math
 import os
 import time
+import weakref
 
 from ..._validator import check_bool, check_positive_int
 from ...communication.management import get_group_size, get_rank
@@ -63,12 +64,16 @@ class FlopsUtilizationCollector(Callback):
                 else self.data_size
         mode = cb_params.get("mode", "train")
         if mode not in self._per_mode and self._counting is None:
-            self._counting = (mode, _flops.count().__enter__())
+            counter = _flops.count().__enter__()
+            # closes the count once: at the step's end, or when the collector goes (a step that
+            # raised never reaches its end)
+            self._counting = (mode, counter, weakref.finalize(self, counter.__exit__, None, None,
+                                                              None))
         self.step_time = time.time()
 
     def _finish_count(self, cb_params):
-        mode, counter = self._counting
-        counter.__exit__(None, None, None)
+        mode, counter, close = self._counting
+        close()
         self._counting = None
         model, hardware = float(counter.model), float(counter.hardware)
         if cb_params.get("dataset_sink_mode"):
