@@ -47,8 +47,10 @@ def _owner(arr):
 def memory_allocated():
     """Bytes of data held by the Tensors alive now (each buffer counted once)."""
     owners = {}
+    tensor_types = (Tensor,)
     for obj in gc.get_objects():
-        if isinstance(obj, Tensor):
+        # the type, not isinstance: that reads `__class__`, which some objects compute (and warn)
+        if issubclass(type(obj), tensor_types):
             data = getattr(obj, "_data", None)  # a lazy Parameter holds none yet
             if isinstance(data, np.ndarray):
                 owner = _owner(data)
