@@ -472,11 +472,16 @@ def _record_scalar_op(tape, prim, t, scalar, out, reflected):
     r._tape = tape.token
     r._slot = slot
     r._version = 0
-    saved = prim._save2_ft(scalar, t, r) if reflected else prim._save2_tf(t, scalar, r)
-    if _packing:
-        saved = _pack(saved)
-    tape.nodes.append((prim, (-1, t._slot) if reflected else (t._slot, -1),
-                       NEEDS_FT if reflected else NEEDS_TF, slot, saved, _writes.clock, None))
+    if reflected:
+        saved = prim._save2_ft(scalar, t, r)
+        if _packing:
+            saved = _pack(saved)
+        tape.nodes.append((prim, (-1, t._slot), NEEDS_FT, slot, saved, _writes.clock, None))
+    else:
+        saved = prim._save2_tf(t, scalar, r)
+        if _packing:
+            saved = _pack(saved)
+        tape.nodes.append((prim, (t._slot, -1), NEEDS_TF, slot, saved, _writes.clock, None))
     return r
 
 
