@@ -40,12 +40,14 @@ X0 = 0.5
 
 # ---- W4a -----------------------------------------------------------------------------------------
 
-def ms_fourth(dtype):
+def ms_fourth(dtype, jitted=False):
     def f(t):
         return ops.sin(t) * ops.exp(t)
     g = f
     for _ in range(4):
         g = ms.grad(g)
+    if jitted:  # the four nested backward walks captured once, replayed as straight-line code
+        g = ms.jit(g)
     x = Tensor(np.asarray(X0, dtype))
     return lambda: g(x)
 
@@ -65,17 +67,18 @@ def w4a(repeat, torch):
     exact = -4 * math.exp(X0) * math.sin(X0)
     names, cases, pairs = [], [], []
     for label, dt in (("float64", np.float64), ("float32", np.float32)):
-        fn = ms_fourth(dt)
+        fn, jfn = ms_fourth(dt), ms_fourth(dt, jitted=True)
         value = float(fn().asnumpy())
         assert abs(value - exact) <= (1e-12 if dt is np.float64 else 1e-5) * abs(exact), value
-        names.append(f"minispore {label}")
-        cases.append(fn)
+        assert float(jfn().asnumpy()) == value == float(jfn().asnumpy())
+        names += [f"minispore {label}", f"minispore jit {label}"]
+        cases += [fn, jfn]
         if torch is not None:
             tfn = torch_fourth(torch, getattr(torch, label))
             assert abs(float(tfn().detach()) - exact) <= 1e-5 * abs(exact)
             names.append(f"pytorch {label}")
             cases.append(tfn)
-            pairs.append((len(cases) - 2, len(cases) - 1))
+            pairs += [(len(cases) - 3, len(cases) - 1), (len(cases) - 2, len(cases) - 1)]
     rounds = interleaved_rounds(cases, repeat, warmup=20)
     print(f"W4a: d^4/dx^4 [sin(x) exp(x)] at x = {X0}, nested grad x4 (0-d tensor)")
     print(f"{'':20s} {'best us':>9s} {'median us':>10s} {'x pytorch (median of rounds)':>30s}")

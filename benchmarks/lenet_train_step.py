@@ -229,10 +229,12 @@ def torch_step_fn(torch, params):
 
 def check_same_math(x, y, params):
     floor, step = NumpyLeNet(params), minispore_step_fn(params)
+    jitted = ms.jit(minispore_step_fn(params))
     xs, ys = Tensor(x), Tensor(y)
     for _ in range(3):
-        a, b = floor.step(x, y), float(step(xs, ys))
-        assert abs(a - b) < 1e-4 * max(1.0, abs(a)), (a, b)
+        a, b, c = floor.step(x, y), float(step(xs, ys)), float(jitted(xs, ys))
+        assert abs(a - b) < 1e-4 * max(1.0, abs(a)) and b == c, (a, b, c)
+    assert jitted.stats["replays"] == 2, jitted.stats
 
 
 def main():
@@ -244,8 +246,9 @@ def main():
     check_same_math(x, y, params)
     floor, ms_step = NumpyLeNet(params), minispore_step_fn(params)
     xs, ys = Tensor(x), Tensor(y)
-    names = ["numpy (floor)", "minispore"]
-    cases = [lambda: floor.step(x, y), lambda: ms_step(xs, ys)]
+    jit_step = ms.jit(minispore_step_fn(params))  # the whole step captured once, replayed
+    names = ["numpy (floor)", "minispore", "minispore jit"]
+    cases = [lambda: floor.step(x, y), lambda: ms_step(xs, ys), lambda: jit_step(xs, ys)]
     torch = torch_or_none()
     if torch is not None:
         t_step = torch_step_fn(torch, params)

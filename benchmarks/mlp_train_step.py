@@ -136,11 +136,14 @@ def torch_step_fn(torch, weights):
 def check_same_math(x, y, weights):
     floor = NumpyMLP(weights)
     step = minispore_step_fn(weights)
+    jitted = ms.jit(minispore_step_fn(weights))
     xs, ys = Tensor(x), Tensor(y)
     for _ in range(3):
         a = floor.step(x, y)
         b = float(step(xs, ys))
-        assert abs(a - b) < 1e-4 * max(1.0, abs(a)), (a, b)
+        c = float(jitted(xs, ys))
+        assert abs(a - b) < 1e-4 * max(1.0, abs(a)) and b == c, (a, b, c)
+    assert jitted.stats["replays"] == 2, jitted.stats
 
 
 def main():
@@ -153,8 +156,9 @@ def main():
     floor = NumpyMLP(weights)
     ms_step = minispore_step_fn(weights)
     xs, ys = Tensor(x), Tensor(y)
-    names = ["numpy (floor)", "minispore"]
-    cases = [lambda: floor.step(x, y), lambda: ms_step(xs, ys)]
+    jit_step = ms.jit(minispore_step_fn(weights))  # the whole step captured once, replayed
+    names = ["numpy (floor)", "minispore", "minispore jit"]
+    cases = [lambda: floor.step(x, y), lambda: ms_step(xs, ys), lambda: jit_step(xs, ys)]
     torch = torch_or_none()
     if torch is not None:
         t_step = torch_step_fn(torch, weights)

@@ -3,6 +3,7 @@
 GRAPH_MODE is accepted (MindSpore scripts set it); Cell calls still run eagerly under it, with
 identical results, while `minispore.jit` captures and replays functions (docs/graph_mode.md).
 """
+import os
 import threading
 
 __all__ = ["COMPATIBLE", "GRAPH_MODE", "LAX", "PYNATIVE_MODE", "STRICT", "ParallelMode",
@@ -37,7 +38,7 @@ def watch(key, fn):
     _watchers.setdefault(key, []).append(fn)
 
 _context = {"mode": PYNATIVE_MODE, "device_target": "CPU", "device_id": 0,
-            "detect_anomaly": False}
+            "detect_anomaly": False, "save_graphs": 0, "save_graphs_path": "."}
 
 
 def set_context(**kwargs):
@@ -47,7 +48,11 @@ def set_context(**kwargs):
     `detect_anomaly` (minispore's own key, default False: the first primitive whose forward or
     backward turns finite values into NaN or infinity raises a RuntimeError naming it and the
     pass; costs nothing while off), and the other keys MindSpore accepts, which are recorded.
+    `save_graphs` (bool or int up to 3; True is stored as 2, False as 0; any level above 0 makes
+    `jit` write each trace's IR and generated code, docs/graph_mode.md "Dumps") and
+    `save_graphs_path` (a non-empty str, made absolute and created; default ".").
     Unknown keys raise ValueError."""
+    kwargs = dict(kwargs)
     for key, value in kwargs.items():
         if key == "mode":
             if value not in (GRAPH_MODE, PYNATIVE_MODE):
@@ -64,6 +69,10 @@ def set_context(**kwargs):
             if not isinstance(value, bool):
                 raise TypeError(f"For 'set_context', 'detect_anomaly' must be a bool, but got "
                                 f"{type(value).__name__}")
+        elif key == "save_graphs":
+            kwargs[key] = _save_graphs_level(value)
+        elif key == "save_graphs_path":
+            kwargs[key] = _graphs_directory(value)
         elif key not in _PASSIVE_KEYS:
             raise ValueError(f"For 'set_context', unknown key {key!r}")
     with _lock:
@@ -71,6 +80,28 @@ def set_context(**kwargs):
     for key, value in kwargs.items():
         for watcher in _watchers.get(key, ()):
             watcher(value)
+
+
+def _save_graphs_level(value):
+    if not isinstance(value, (bool, int)):
+        raise TypeError(f"For 'set_context', 'save_graphs' must be a bool or an int, but got "
+                        f"{type(value).__name__}")
+    value = int(value) * 2 if isinstance(value, bool) else value
+    if value > 3:
+        raise ValueError(f"For 'set_context', 'save_graphs' must be in 0-3, but got {value}")
+    return value
+
+
+def _graphs_directory(path):
+    if not isinstance(path, str):
+        raise TypeError(f"For 'set_context', 'save_graphs_path' must be a str, but got "
+                        f"{type(path).__name__}")
+    if not path.strip():
+        raise ValueError(f"For 'set_context', 'save_graphs_path' must be a non-empty string, "
+                         f"but got {path!r}")
+    path = os.path.realpath(path)
+    os.makedirs(path, exist_ok=True)
+    return path
 
 
 def get_context(attr_key):

@@ -12,7 +12,7 @@ from ..common import _writes
 from ..common.tensor import Tensor
 from ..ops.operations.array_ops import Stack, Unstack
 from .engine import _target
-from .tape import wrap
+from .tape import const
 
 __all__ = ["vmap"]
 
@@ -247,7 +247,7 @@ def _out_axis(ax, nd, k):
 
 def _empty(fn, leaves, axes, treedef, kwargs, out_axes):
     """The outputs for a batch of size 0: one call on zeros gives their shapes and dtypes."""
-    example = [wrap(np.zeros(np.delete(np.array(leaf._data.shape, dtype=int), ax),
+    example = [const(np.zeros(np.delete(np.array(leaf._data.shape, dtype=int), ax),
                              leaf._data.dtype)) if ax is not None else leaf
                for leaf, ax in zip(leaves, axes)]
     result = fn(*_unflatten(treedef, iter(example)), **kwargs)
@@ -260,10 +260,10 @@ def _empty(fn, leaves, axes, treedef, kwargs, out_axes):
         elif isinstance(v, Tensor):
             shape = list(v._data.shape)
             shape.insert(_out_axis(ax, len(shape), k), 0)
-            out.append(wrap(np.zeros(shape, v._data.dtype)))
+            out.append(const(np.zeros(shape, v._data.dtype)))
         elif isinstance(v, _NUMBERS):
             _out_axis(ax, 0, k)
-            out.append(wrap(np.zeros((0,), Tensor(v)._data.dtype)))
+            out.append(const(np.zeros((0,), Tensor(v)._data.dtype)))
         else:
             raise TypeError(f"For 'vmap', the function must return Tensors, numbers or None "
                             f"(in tuples or lists), but output leaf {k} is a "

@@ -9,7 +9,7 @@ from ..common import _writes
 from . import tape as _tape
 from .._quiet import quiet_region
 from .hooks import attach, run_tensor_hooks
-from .tape import _state, apply, wrap
+from .tape import _state, apply, const, wrap
 
 
 
@@ -47,7 +47,7 @@ def _walk(tape, start, roots, nested):
         cur = grads[slot]
         if cur is None:
             grads[slot] = g
-        elif nested:
+        elif nested or _tape._capturing:  # a graph capture records the accumulation
             grads[slot] = cur + g
         elif owned[slot]:
             np.add(cur._data, g._data, out=cur._data)
@@ -131,7 +131,7 @@ def _gather_multi(grads, out, prim, hooks):
             grads[s] = None
             if douts[k] is None:
                 if zeros:
-                    douts[k] = wrap(np.zeros(shape, dtype))
+                    douts[k] = const(np.zeros(shape, dtype))
             elif hooks is not None and s in hooks:
                 douts[k] = run_tensor_hooks(hooks[s], douts[k])
     return tuple(douts)
@@ -280,7 +280,7 @@ def _normalize_weights(weights, what):
 
 
 def _zeros_like_array(a):
-    return wrap(np.zeros(a.shape, a.dtype))
+    return const(np.zeros(a.shape, a.dtype))
 
 
 def _result_grad(grads, slot, like):
@@ -358,7 +358,7 @@ def _differentiate(fn, args, kwargs, positions, weights, has_aux, sens, what):
         for o, sv in zip(heads, sens_list):
             _check_output(o, what)
             if sv is None:
-                sv = wrap(np.ones(o._data.shape, o._data.dtype))
+                sv = const(np.ones(o._data.shape, o._data.dtype))
             else:
                 sv = _fit_sens(sv, o, what)
             if o._tape is tape.token:

@@ -21,7 +21,7 @@ from . import tape as _tape
 from .engine import (_hook_leaves, _Session, _check_output, _flatten_outputs,
                      _normalize_positions, _normalize_weights, _result_grad, _stop, _target,
                      backward, check_weight_gradients, distinct)
-from .tape import wrap
+from .tape import const, wrap
 
 __all__ = ["jvp", "vjp", "linearize", "jacfwd", "jacrev", "hvp", "jet", "derivative"]
 
@@ -209,7 +209,7 @@ class _Linear:
     def __init__(self, fwd):
         self.fwd = fwd
         with _Session() as s:
-            us = [s.track_input(wrap(np.ones(h._data.shape, h._data.dtype))) for h in fwd.heads]
+            us = [s.track_input(const(np.ones(h._data.shape, h._data.dtype))) for h in fwd.heads]
             start = len(s.tape.nodes)
             grads = fwd.walk([(h._slot, u) for h, u in zip(fwd.heads, us) if fwd.tracked(h)])
             self.gs = [grads[sl] for sl in fwd.in_slots]
@@ -365,7 +365,7 @@ def _stack_rows(rows, lead_shape, tail_shape, dtype, lead_last):
     """Jacobian block of shape lead_shape + tail_shape from rows[k] (one per element of the
     `lead` side, each of tail_shape). With `lead_last` the rows index the trailing axes."""
     if not rows:
-        return wrap(np.zeros(tuple(tail_shape) + tuple(lead_shape) if lead_last else
+        return const(np.zeros(tuple(tail_shape) + tuple(lead_shape) if lead_last else
                              tuple(lead_shape) + tuple(tail_shape), dtype))
     block = A.Stack(0)(rows)  # (n,) + tail_shape
     if lead_last:
@@ -501,7 +501,7 @@ def hvp(fn, inputs, v):
         if out._tape is tape.token:
             # The first walk is recorded (this transform is active); the second one goes back
             # over it and over the forward.
-            g = backward(tape, start, [(out._slot, wrap(np.ones_like(out._data)))], True)
+            g = backward(tape, start, [(out._slot, const(np.ones_like(out._data)))], True)
             roots = [(g[t._slot]._slot, w) for t, w in zip(tracked, vs)
                      if g[t._slot] is not None and g[t._slot]._tape is tape.token]
             grads = _Record(tape, start, s.outer is not None).walk(roots, once=True)

@@ -165,6 +165,36 @@ def wrap(arr):
     return t
 
 
+def const(arr):
+    """`wrap` for library constants that do not depend on any tensor's data (a backward's ones
+    and zeros): a graph-mode capture folds them into the trace instead of refusing them."""
+    t = _new(Tensor)
+    t._data = arr if type(arr) is _ndarray else _asarray(arr)
+    t._tape = None
+    t._version = 0
+    if _capturing:
+        rec = _state.capture
+        if rec is not None:
+            rec.constant(t)
+    return t
+
+
+def write_in_place(target, value):
+    """`target <- value` (a Tensor of its shape) in place, with the undo log and a version bump;
+    a graph-mode capture records it as a write that every replay makes again."""
+    if _capturing:
+        rec = _state.capture
+        if rec is not None:
+            rec.written(target, value)
+    arr = value._data
+    if hasattr(target, "_write"):  # a Parameter
+        target._write(arr)
+    else:
+        _writes.record(target)
+        np.copyto(target._data, arr, casting="unsafe")
+        _writes.bump_version(target)
+
+
 def _tracked(out, tape):
     slot = tape.n_slots
     tape.n_slots = slot + 1

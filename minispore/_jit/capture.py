@@ -60,6 +60,132 @@ class Guard:
         self.site = site
 
 
+class HostCall:
+    """A Cell run as Python at every replay (an optimizer: its Parameter writes are real eager
+    code). `ins` is the call's (args, kwargs) with each Tensor as ("v", value id) or ("obj",
+    Parameter or outside Tensor) and anything else as ("c", constant); its Tensor results
+    become values `outs`, its other results must equal the captured ones."""
+
+    __slots__ = ("cell", "expected", "in_ids", "ins", "metas", "outs", "site")
+
+    def __init__(self, cell, ins, outs, metas, expected, site):
+        self.cell = cell
+        self.ins = ins
+        self.in_ids = tuple(_host_values(ins))  # the value ids `run` takes, in order
+        self.outs = outs
+        self.metas = metas
+        self.expected = expected
+        self.site = site
+
+    def input_ids(self):
+        return self.in_ids
+
+    def renamed(self, rename):
+        """This call with each traced input value id `i` replaced by `rename(i)` (a value id)."""
+        ins = _host_renamed(self.ins, rename)
+        return HostCall(self.cell, ins, self.outs, self.metas, self.expected, self.site)
+
+    def run(self, *arrays):
+        """Call the Cell on Tensors over `arrays` (the traced inputs, in `ins` order); the arrays
+        of its Tensor results. A result of another shape, dtype or Python value raises: the
+        Cell's writes have happened, so the call cannot be redone eagerly."""
+        it = iter(arrays)
+        args, kwargs = _host_build(self.ins, it)
+        out = self.cell(*args, **kwargs)
+        tensors, others = [], []
+        _host_flatten(out, tensors, others)
+        got = [(t._data.shape, t._data.dtype) for t in tensors]
+        if got != self.metas or not all(_same_python(a, b) for a, b in
+                                        zip(others, self.expected)):
+            raise RuntimeError(
+                f"For 'jit', the replayed call of {type(self.cell).__name__} (captured at "
+                f"{self.site}) returned other shapes, dtypes or values than when captured; it "
+                "has already updated its Parameters, so the step cannot be run again eagerly")
+        return [t._data for t in tensors]
+
+
+def committed_miss(prim):
+    """The error for an output shape that differs from the captured one after the replay has
+    written Parameters (rerunning the call eagerly would write them twice)."""
+    return RuntimeError(f"For 'jit', '{prim.name}' gave another output shape than when captured, "
+                        "after the replay had already updated Parameters in place; the call "
+                        "cannot be redone eagerly (compute data-dependent shapes before the "
+                        "update)")
+
+
+class Write:
+    """An in-place write of value `value` into `target` (a Parameter, argument or held, or a
+    held Tensor: BatchNorm's running statistics), made again at every replay with the undo log
+    and a version bump; `target_id` is the target's own value id, read again after the write."""
+
+    __slots__ = ("site", "target", "target_id", "value")
+
+    def __init__(self, target, target_id, value, site):
+        self.target = target
+        self.target_id = target_id
+        self.value = value
+        self.site = site
+
+    def input_ids(self):
+        return (self.value,)
+
+    def renamed(self, rename):
+        return Write(self.target, self.target_id, rename(self.value), self.site)
+
+    def run(self, arr):
+        _tape.write_in_place(self.target, _tape.wrap(arr))
+
+
+def _host_build(tree, arrays):
+    kind, x = tree
+    if kind == "v":
+        return _tape.wrap(next(arrays))
+    if kind in ("obj", "c"):
+        return x
+    if kind == "tuple":
+        return tuple([_host_build(t, arrays) for t in x])
+    if kind == "list":
+        return [_host_build(t, arrays) for t in x]
+    return {k: _host_build(t, arrays) for k, t in x}
+
+
+def _host_renamed(tree, rename):
+    kind, x = tree
+    if kind == "v":
+        return ("v", rename(x))
+    if kind in ("tuple", "list"):
+        return (kind, [_host_renamed(t, rename) for t in x])
+    if kind == "dict":
+        return (kind, [(k, _host_renamed(t, rename)) for k, t in x])
+    return tree
+
+
+def _host_values(tree):
+    """The value ids of a HostCall's traced inputs, in the order `run` takes their arrays."""
+    kind, x = tree
+    if kind == "v":
+        yield x
+    elif kind in ("tuple", "list"):
+        for t in x:
+            yield from _host_values(t)
+    elif kind == "dict":
+        for _, t in x:
+            yield from _host_values(t)
+
+
+def _host_flatten(out, tensors, others):
+    if isinstance(out, Tensor):
+        tensors.append(out)
+    elif type(out) in (tuple, list):
+        for v in out:
+            _host_flatten(v, tensors, others)
+    elif type(out) is dict:
+        for v in out.values():
+            _host_flatten(v, tensors, others)
+    else:
+        others.append(out)
+
+
 def _is_random(prim):
     return any(c.__module__ == _RANDOM_MODULE for c in type(prim).__mro__)
 
@@ -105,6 +231,7 @@ class Trace:
         "refs",
         "source",
         "steps",
+        "value_meta",
         "views",
     )
 
@@ -113,13 +240,18 @@ class Trace:
         or shape check fails."""
         fn = self.fn
         if fn is None:
-            self.fn, self.source = lower(self, _ORIGINAL, _same_python, _rng_snapshot,
-                                         _rng_restore)
-            fn = self.fn
+            fn = self.lower()
         outs = fn(arg_arrays)
         if outs is None:
             return None
         return _build(self.out_tree, dict(zip(self.out_ids, outs)), args, {}, self.views)
+
+    def lower(self):
+        """Generate (once) and return the replay function; its source is `self.source`."""
+        if self.fn is None:
+            self.fn, self.source = lower(self, _ORIGINAL, _same_python, _rng_snapshot,
+                                         _rng_restore, committed_miss)
+        return self.fn
 
     def text(self):
         """The trace as readable IR: inputs, one line per node or guard, outputs."""
@@ -135,6 +267,14 @@ class Trace:
                 shapes = ", ".join(str(list(s)) for s in step.shapes)
                 lines.append(f"  {outs} : {shapes} = {step.prim!r}({ins})"
                              + ("  rng" if step.rng else ""))
+            elif type(step) is Write:
+                name = getattr(step.target, "name", None)
+                what = f"param {name}" if isinstance(step.target, Parameter) else "external"
+                lines.append(f"  write {what} <- %{step.value}  # {step.site}")
+            elif type(step) is HostCall:
+                ins = ", ".join(f"%{i}" for i in step.in_ids)
+                outs = ", ".join(f"%{i}" for i in step.outs) or "()"
+                lines.append(f"  {outs} = host {type(step.cell).__name__}({ins})  # {step.site}")
             else:
                 lines.append(f"  guard {step.method}(%{step.value}) == {step.expected!r}"
                              f"  # {step.site}")
@@ -151,6 +291,7 @@ class Trace:
                 return None
             vals[i] = a
         rng_state = _rng_snapshot(self) if self.has_rng else None
+        committed = False  # a write happened: a shape miss can no longer rerun the call
         for step in self.steps:
             if type(step) is Node:
                 arrays = [vals[i] if type(i) is int else i[1] for i in step.ins]
@@ -166,9 +307,22 @@ class Trace:
                     outs = [out if type(out) is _ndarray else np.asarray(out)]
                 for o, i, shp in zip(outs, step.outs, step.shapes):
                     if o.shape != shp:
+                        if committed:
+                            raise committed_miss(step.prim)
                         _rng_restore(rng_state)
                         return None
                     vals[i] = o
+            elif type(step) in (HostCall, Write):
+                if type(step) is Write:
+                    step.run(vals[step.value])
+                    vals[step.target_id] = step.target._data
+                else:
+                    outs = step.run(*[vals[i] for i in step.in_ids])
+                    for i, o in zip(step.outs, outs):
+                        vals[i] = o
+                committed = True
+                for i, obj in self.refs:  # a write may have given a Parameter a new array
+                    vals[i] = obj._data
             else:
                 t = _tape.wrap(vals[step.value])
                 got = _ORIGINAL[step.method](t, *step.args)
@@ -248,9 +402,12 @@ class Recorder:
         self.applied = set()  # the Nodes run by `apply`
         self.fresh = {}  # id(Tensor) -> Tensor wrapped from an array no value owns
         self.made = {}  # id(Tensor) -> Tensor built by Tensor(...) during the capture
+        self.consts = set()  # ids of the Tensors `tape.const` made during the capture
         self.n_values = 0
+        self.value_meta = []  # value id -> (shape, dtype) as captured
         self.escape = None
         self.in_conversion = 0
+        self.host_writes = 0  # write-clock ticks made by host calls (allowed writes)
         self.args = list(arg_tensors)
         self.n_args = len(self.args)
         for t in arg_tensors:
@@ -261,6 +418,7 @@ class Recorder:
         self.n_values = i + 1
         self.values[id(arr)] = i
         self.keep.append(arr)
+        self.value_meta.append((arr.shape, arr.dtype))
         return i
 
     def fail(self, reason):
@@ -272,7 +430,7 @@ class Recorder:
         a = t._data
         i = self.values.get(id(a))
         if i is not None:
-            if i < self.n_args and t is not self.args[i]:
+            if i < self.n_args and t is not self.args[i] and id(t) not in self.fresh:
                 self.fail("a tensor sharing an argument's array")
             return i
         if id(t) in self.fresh:
@@ -309,14 +467,14 @@ class Recorder:
         if self.escape is not None:
             return
         try:
-            if _tape._state.tape is not None:
-                self.fail("a gradient transform inside jit (not captured yet)")
             casts = None
             if how == "binary":
                 ins, casts = self._binary_operands(prim, operands)
                 quiet_ = True
             else:
-                ins = [self.operand(x, how) for x in operands]
+                derived = prim.derived_inputs
+                ins = [("c", None) if k in derived and type(x) is _ndarray else
+                       self.operand(x, how) for k, x in enumerate(operands)]
                 quiet_ = how != "call"
             multi = type(out) is tuple
             outs_t = out if multi else (out,)
@@ -363,16 +521,92 @@ class Recorder:
             return
         try:
             if isinstance(t, Tensor):
+                if any(type(st) in (HostCall, Write) for st in self.steps):
+                    self.fail("a tensor-to-Python conversion after a Cell run as a host call "
+                              "or an in-place write (the writes could not be undone on a guard "
+                              "miss)")
                 i = self.ref(t)
                 self.steps.append(Guard(i, method, args, result, user_site()))
         except Escape:
             pass
+
+    def constant(self, t):
+        self.consts.add(id(t))
+        self.keep.append(t)
+
+    def outside_refs(self):
+        """The refs that existed before the capture and are not Parameters: Tensors the trace
+        reads by reference, which the caller must find in the function's state."""
+        return [obj for _, obj in self.refs if not isinstance(obj, Parameter)
+                and id(obj) not in self.consts and id(obj) not in self.made]
 
     def constructed(self, t, data, by_library):
         traced = isinstance(data, Tensor) or (type(data) is _ndarray and
                                               id(data) in self.values)
         self.made[id(t)] = (t, "traced" if traced else "library" if by_library else "const")
         self.keep.append(data)
+
+    # ---- Cells run as host calls (Cell._jit_host: optimizers) -------------------------------
+    def host_call(self, cell, args, kwargs):
+        """Run `cell` on (args, kwargs) eagerly, unrecorded, and record it as one HostCall."""
+        ins = None
+        if self.escape is None:
+            try:
+                ins = self._host_input(args, kwargs)
+            except Escape:
+                pass
+        clock = _writes.clock
+        prev = _tape._state.capture
+        _tape._state.capture = None
+        try:
+            out = cell._call_slow(args, kwargs)
+        finally:
+            _tape._state.capture = prev
+        self.host_writes += _writes.clock - clock
+        if ins is None:
+            return out
+        tensors, others = [], []
+        _host_flatten(out, tensors, others)
+        outs = []
+        for t in tensors:
+            self.fresh.pop(id(t), None)
+            self.keep.append(t)
+            outs.append(self._new_value(t._data))
+        metas = [(t._data.shape, t._data.dtype) for t in tensors]
+        self.steps.append(HostCall(cell, ins, tuple(outs), metas, others, user_site()))
+        return out
+
+    def written(self, target, value):
+        """`tape.write_in_place(target, value)` is about to run: record it as a Write."""
+        if self.escape is not None:
+            return
+        try:
+            i = self.ref(target)
+            # a Parameter argument is keyed by identity: the same object at every replay
+            if not (any(r[0] == i for r in self.refs) or
+                    (i < self.n_args and isinstance(target, Parameter))):
+                self.fail("an in-place write into a tensor the function computed or a Tensor "
+                          "argument")
+            self.steps.append(Write(target, i, self.ref(value), user_site()))
+            self.host_writes += 1  # the write's one version bump
+        except Escape:
+            pass
+
+    def _host_input(self, args, kwargs):
+        def conv(x):
+            if isinstance(x, Tensor):
+                i = self.ref(x)
+                if any(r[0] == i for r in self.refs):
+                    return ("obj", x)
+                return ("v", i)
+            if type(x) in (tuple, list):
+                return ("tuple" if type(x) is tuple else "list", [conv(v) for v in x])
+            if type(x) is dict:
+                return ("dict", [(k, conv(v)) for k, v in x.items()])
+            if type(x) is _ndarray or _holds_data(x):
+                self.fail("NumPy data passed to a Cell run as a host call")
+            return ("c", x)
+        return ("tuple", [conv(tuple(args)), conv(dict(kwargs))])
 
     # ---- the result -----------------------------------------------------------------------------
     def finish(self, result, args):
@@ -406,6 +640,7 @@ class Recorder:
         tr.views = views
         tr.has_rng = any(type(s) is Node and s.rng for s in self.steps)
         tr.n_values = self.n_values
+        tr.value_meta = self.value_meta
         tr.out_ids = sorted({i for i in _leaves(tree)})
         tr.fn = tr.source = None  # generated at the first replay
         return tr
@@ -429,7 +664,7 @@ class Recorder:
             if k is not None:
                 return ("arg", k)
             i = self.values.get(id(x._data))
-            if i is None or id(x) in self.fresh:
+            if i is None:
                 self.fail("an output tensor that no traced value owns")
             if any(r[0] == i for r in self.refs):
                 return ("obj", x)
@@ -566,7 +801,8 @@ def uninstall():
 
 
 def capture(fn, args, kwargs, arg_tensors):
-    """Run fn(*args, **kwargs) eagerly while recording. Returns (result, Trace or None, reason)."""
+    """Run fn(*args, **kwargs) eagerly while recording. Returns (result, Trace or None, reason,
+    the outside Tensors the trace reads by reference)."""
     rec = Recorder(arg_tensors)
     clock = _writes.clock
     install()
@@ -581,10 +817,10 @@ def capture(fn, args, kwargs, arg_tensors):
             _tape._capturing -= 1
         _tape._state.capture = prev
         uninstall()
-    if _writes.clock != clock:
+    if _writes.clock - clock != rec.host_writes:
         return result, None, (f"an in-place write while capturing (not captured yet), in "
-                              f"{getattr(fn, '__qualname__', type(fn).__name__)}")
+                              f"{getattr(fn, '__qualname__', type(fn).__name__)}"), ()
     try:
-        return result, rec.finish(result, arg_tensors), None
+        return result, rec.finish(result, arg_tensors), None, rec.outside_refs()
     except Escape as e:
-        return result, None, str(e)
+        return result, None, str(e), ()

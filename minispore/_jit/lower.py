@@ -1,6 +1,7 @@
 """Lowering a Trace to straight-line Python: one generated function per trace, values as locals,
 each primitive's bound forward called directly, checks and guards inline. Returns the arrays of
-the trace's outputs, or None when a shape check or guard fails."""
+the trace's outputs, or None when a shape check or guard fails. Exact elementwise ufuncs write
+into the buffers of the trace's memory plan (plan.py) when their inputs are C-contiguous."""
 import itertools
 import linecache
 
@@ -8,15 +9,19 @@ import numpy as np
 
 from .._autodiff import tape as _tape
 from .._quiet import _IGNORE, _reset, _set
+from .plan import make_plan
 
 _counter = itertools.count()
 
 
-def lower(trace, guard_methods, same_python, rng_snapshot, rng_restore):
-    """The generated replay function of `trace`: f(arg_arrays) -> output arrays or None."""
+def lower(trace, guard_methods, same_python, rng_snapshot, rng_restore, committed_miss,
+          planned=True):
+    """The generated replay function of `trace`: f(arg_arrays) -> output arrays or None (a
+    miss); after a HostCall or Write has run, a shape miss raises `committed_miss(prim)`."""
     ns = {"_ndarray": np.ndarray, "_asarray": np.asarray, "_set": _set, "_reset": _reset,
           "_IGNORE": _IGNORE, "_wrap": _tape.wrap, "_same": same_python,
-          "_snap": rng_snapshot, "_restore": rng_restore, "_trace": trace}
+          "_snap": rng_snapshot, "_restore": rng_restore, "_trace": trace,
+          "_committed_miss": committed_miss}
     lines = ["def replay(args):"]
     body = []
     n_args = trace.n_args
@@ -28,11 +33,19 @@ def lower(trace, guard_methods, same_python, rng_snapshot, rng_restore):
         ns[f"rs{k}"], ns[f"rd{k}"] = trace.ref_meta[k]
         body.append(f"v{i} = r{k}._data")
         body.append(f"if v{i}.shape != rs{k} or v{i}.dtype != rd{k}: return None")
+    plan = make_plan(trace) if planned else None
+    if plan is not None:
+        buffers = plan.buffers
+        ns["_pool"] = []
+        ns["_alloc"] = lambda: [np.empty(shape, dtype) for shape, dtype in buffers]
+        # one set of buffers per running call (threads, re-entry): pop and append are atomic
+        body.append("bufs = _pool.pop() if _pool else _alloc()")
+        body.append("".join(f"b{k}, " for k in range(len(buffers))) + "= bufs")
     rng = trace.has_rng
     if rng:
         body.append("snap = _snap(_trace)")
     miss = "_restore(snap); return None" if rng else "return None"
-    quiet_on = False
+    quiet_on = committed = False
     for n, step in enumerate(trace.steps):
         if hasattr(step, "prim"):
             if step.quiet and not quiet_on:
@@ -54,16 +67,47 @@ def lower(trace, guard_methods, same_python, rng_snapshot, rng_restore):
                     src = f"{src}.astype(dt{n}_{j}, copy={step.casts[j][1]})"
                 operands.append(src)
             call = f"f{n}({', '.join(operands)})"
+            k = None if plan is None else plan.out.get(n)
+            if k is not None and _constants_contiguous(step):
+                checks = " and ".join(f"v{x}.flags.c_contiguous" for x in dict.fromkeys(
+                    x for x in step.ins if type(x) is int))
+                planned_call = f"v{step.outs[0]} = f{n}({', '.join(operands)}, out=b{k})"
+                if not checks:
+                    body.append(planned_call)
+                    continue
+                body.append(f"if {checks}: {planned_call}")
+                body.append("else:")
+                body.append(f"    v{step.outs[0]} = {call}")
+                body.append(f"    if type(v{step.outs[0]}) is not _ndarray: "
+                            f"v{step.outs[0]} = _asarray(v{step.outs[0]})")
+                continue
             if step.multi:
                 body.append(f"o = {call}")
                 for m, i in enumerate(step.outs):
                     body.append(f"v{i} = o[{m}]")
             else:
                 body.append(f"v{step.outs[0]} = {call}")
+            if committed:
+                ns[f"p{n}"] = step.prim
             for i, shp in zip(step.outs, step.shapes):
                 ns[f"s{i}"] = shp
                 body.append(f"if type(v{i}) is not _ndarray: v{i} = _asarray(v{i})")
-                body.append(f"if v{i}.shape != s{i}: {miss}")
+                body.append(f"if v{i}.shape != s{i}: " +
+                            (f"raise _committed_miss(p{n})" if committed else miss))
+        elif hasattr(step, "cell") or hasattr(step, "target"):  # a HostCall or a Write
+            ns[f"h{n}"] = step.run
+            if hasattr(step, "target"):
+                ns[f"t{n}"] = step.target
+                body.append(f"h{n}(v{step.value})")
+                body.append(f"v{step.target_id} = t{n}._data")
+            else:
+                ins = "".join(f"v{i}, " for i in step.in_ids)
+                body.append(f"o = h{n}({ins})")
+                for m, i in enumerate(step.outs):
+                    body.append(f"v{i} = o[{m}]")
+            for k, (i, _) in enumerate(trace.refs):  # a write may have given a new array
+                body.append(f"v{i} = r{k}._data")
+            committed = True  # from here on a shape miss raises: the writes happened
         else:
             ns[f"g{n}"] = guard_methods[step.method]
             ns[f"e{n}"] = step.expected
@@ -72,12 +116,23 @@ def lower(trace, guard_methods, same_python, rng_snapshot, rng_restore):
     outs = trace.out_ids
     body.append("return (" + "".join(f"v{i}, " for i in outs) + ")")
     lines.append("    tok = None")
+    if plan is not None:
+        lines.append("    bufs = None")
     lines.append("    try:")
     lines.extend("        " + b for b in body)
     lines.append("    finally:")
     lines.append("        if tok is not None: _reset(tok)")
+    if plan is not None:
+        lines.append("        if bufs is not None: _pool.append(bufs)")
     source = "\n".join(lines) + "\n"
     name = f"<minispore-jit-{next(_counter)}>"
     linecache.cache[name] = (len(source), None, source.splitlines(True), name)
     exec(compile(source, name, "exec"), ns)  # noqa: S102 (source generated above)
     return ns["replay"], source
+
+
+def _constants_contiguous(step):
+    """A planned node writes into its buffer only when every constant input is C-contiguous too
+    (all inputs C-contiguous: NumPy's own result would be C-contiguous, the buffer's layout)."""
+    return all(type(x) is int or type(x[1]) is not np.ndarray or x[1].flags.c_contiguous
+               for x in step.ins)

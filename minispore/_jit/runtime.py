@@ -8,6 +8,8 @@ from ..common import dtype as mstype
 from ..common.parameter import Parameter
 from ..common.tensor import Tensor
 from . import capture as _capture
+from . import dump as _dump
+from .pipeline import compile_trace
 
 MAX_TRACES = 8
 _SCALARS = (bool, int, float, str, type(None))
@@ -102,6 +104,8 @@ def _cell_state(cell):
             if isinstance(v, dict):
                 objs.extend(v)
                 objs.extend(v.values())
+            elif type(v) is list:  # a list construct appends to is a Python side effect
+                objs.extend(v)
     return objs
 
 
@@ -121,7 +125,10 @@ class Jitted:
         self.eager_keys = {}  # entry key -> reason
         self.changed_state = set()  # keys whose capture changed Python state once
         self.stats = {"captures": 0, "replays": 0, "guard_misses": 0, "eager_calls": 0,
-                      "fallbacks": {}, "disabled": None}
+                      "fallbacks": {}, "disabled": None, "nodes": []}
+        self.stages = []  # per trace in capture order: {"captured": Trace, "optimized": Trace}
+
+    ir = _dump.ir
 
     def graphs(self):
         """The captured traces as IR text, one per trace."""
@@ -198,11 +205,15 @@ class Jitted:
         except _Unkeyable as e:
             self._refuse(str(e))
             return self._eager(str(e), args, kwargs)
-        result, trace, reason = _capture.capture(self.fn, args, kwargs, tensors)
+        result, trace, reason, outside = _capture.capture(self.fn, args, kwargs, tensors)
         held = {id(o) for o in before}
         if trace is not None and any(id(t) in held for t in tensors
                                      if not isinstance(t, Parameter)):
             trace, reason = None, "an argument that the function also reads from outside"
+        if trace is not None and any(id(t) not in held for t in outside):
+            # e.g. a batch a dataset iterator made before the call: a replay would read it again
+            trace, reason = None, ("a tensor from outside that is not an argument, a Parameter "
+                                   "or held by the function's closure, globals or Cells")
         try:
             after = _state_of(self.fn, cells)
         except _Unkeyable as e:
@@ -220,6 +231,7 @@ class Jitted:
             fb = self.stats["fallbacks"]
             fb[reason] = fb.get(reason, 0) + 1
             return result
+        trace = compile_trace(self, trace)
         self.cache.setdefault(key, []).append((trace, after))
         return result
 
@@ -228,12 +240,16 @@ _cell_graphs = weakref.WeakKeyDictionary()
 
 
 def graph_call(cell, args, kwargs):
-    """`cell.construct(*args, **kwargs)` by capture and replay, one Jitted per Cell (for
-    `Cell.__call__` under GRAPH_MODE)."""
+    """`cell(*args, **kwargs)` by capture and replay, one Jitted per Cell (`Cell.__call__`
+    under GRAPH_MODE)."""
     jitted = _cell_graphs.get(cell)
     if jitted is None:
-        jitted = _cell_graphs[cell] = Jitted(type(cell).construct)
+        jitted = _cell_graphs[cell] = Jitted(_outermost_call)
     return jitted(cell, *args, **kwargs)
+
+
+def _outermost_call(cell, *args, **kwargs):
+    return cell._outermost_call(args, kwargs)
 
 
 def cell_stats(cell):

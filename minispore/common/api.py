@@ -37,6 +37,7 @@ def jit(function=None, *, capture_mode="ast", jit_level="O0", dynamic=0, fullgra
             return compiled(*args, **kwargs)
         jitted.stats = compiled.stats
         jitted.graphs = compiled.graphs
+        jitted.ir = compiled.ir
         jitted.compiled = compiled
         return jitted
 

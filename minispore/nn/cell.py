@@ -8,13 +8,17 @@ from typing import TypeVar
 
 import numpy as np
 
+from .. import context as _context
 from .._autodiff import hooks as _hooks
 from .._autodiff.custom import call_with_bprop
 from .._autodiff.recompute import run_recomputed
+from .._autodiff import tape as _tape
 from .._autodiff.saved_hooks import saved_tensors_hooks
 from .._autodiff.tape import compute_in, recording
+from .._jit import graph_call
 from .._validator import check_type
 from ..common import _writes, dtype as mstype
+from ..common import seed as _seed
 from ..common.parameter import Parameter, ParameterTuple, on_meta
 from ..common.tensor import Tensor
 from ..ops.operations.math_ops import cast
@@ -76,6 +80,17 @@ def _join(prefix, path):
     return f"{prefix}{path}." if path else prefix
 
 
+# [True] under set_context(mode=GRAPH_MODE): an outermost Cell call goes through graph_call
+_graph_mode = [False]
+
+
+def _watch_mode(mode):
+    _graph_mode[0] = mode == _context.GRAPH_MODE
+
+
+_context.watch("mode", _watch_mode)
+_watch_mode(_context.get_context("mode"))
+
 class Cell:
     """Base class of networks: subclasses define `construct` and assign Parameters and child
     Cells as attributes, which registers them.
@@ -101,10 +116,13 @@ class Cell:
     # True while __call__ may go straight to construct (no hooks, bprop, recompute, to_float);
     # a class attribute so that cells that skip Cell.__init__ still have it.
     _fast = True
+    # True for Cells that a graph-mode capture records as one host call, run as Python at every
+    # replay (optimizers: their in-place Parameter updates are NumPy code, not primitives).
+    _jit_host = False
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
-        if callable(getattr(cls, "bprop", None)):
+        if callable(getattr(cls, "bprop", None)) or cls._jit_host:
             cls._fast = False
 
     def __init__(self, auto_prefix=True, flags=None):
@@ -357,6 +375,28 @@ class Cell:
     def get_inputs(self):
         """The inputs given to `set_inputs`, or None."""
         return self.__dict__.get("_declared_inputs")
+
+    def compile(self, *args, **kwargs):
+        """Capture this Cell's graph for these inputs, as GRAPH_MODE does on a first call, so the
+        next call with inputs of the same signature replays it. The capture runs `construct`
+        once; every Parameter's value and the random streams are then put back, so nothing
+        that the call wrote stays written."""
+        params = self.get_parameters()
+        saved = [(p, p._data.copy()) for p in params]
+        rng = _seed.get_rng_state()
+        try:
+            graph_call(self, args, kwargs)
+        finally:
+            for p, value in saved:
+                if p._data.shape != value.shape or not np.array_equal(p._data, value,
+                                                                      equal_nan=True):
+                    p._write(value)
+            _seed.set_rng_state(rng)
+
+    def compile_and_run(self, *args, **kwargs):
+        """Run this Cell through its graph (captured on the first call for an input signature,
+        replayed after), in either mode; returns the outputs."""
+        return graph_call(self, args, kwargs)
 
     def shard(self, in_strategy, out_strategy=None, parameter_plan=None):
         """MindSpore's operator-sharding plan for semi-automatic parallel runs. One process holds
@@ -652,8 +692,14 @@ class Cell:
             if self._fast:  # perf: the common case goes straight to construct
                 return self.construct(*args, **kwargs)
             return self._call_slow(args, kwargs)
+        if _graph_mode[0] and not type(self)._jit_host:  # captured once, then replayed
+            return graph_call(self, args, kwargs)
+        return self._outermost_call(args, kwargs)
+
+    def _outermost_call(self, args, kwargs):
         # The outermost call: a failure rolls back its in-place writes (BatchNorm statistics).
         # Inlined rather than `with _writes.guarded()`: this is every training step's entry point.
+        log = _writes._log
         log.entries = []
         try:
             out = self.construct(*args, **kwargs) if self._fast else \
@@ -666,7 +712,12 @@ class Cell:
         return out
 
     def _call_slow(self, args, kwargs):
-        """A call with forward/backward hooks, a custom bprop, recompute or to_float."""
+        """A call with forward/backward hooks, a custom bprop, recompute or to_float, or of a
+        host-call Cell."""
+        if _tape._capturing and type(self)._jit_host:
+            rec = _tape._state.capture
+            if rec is not None:
+                return rec.host_call(self, args, kwargs)
         hooks = self.__dict__.get("_cell_hooks")
         if hooks is not None and hooks.forward_pre:
             args, kwargs = _hooks.run_forward_pre_hooks(self, hooks.forward_pre, args, kwargs)

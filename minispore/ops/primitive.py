@@ -74,6 +74,10 @@ class Primitive:
     # `view_op`: the result (of a first input x) may share x's memory; it then becomes a view of
     # x (common/_views.py), made again by calling the primitive with the same other arguments.
     view_op = False
+    # `derived_inputs`: positions of optional NumPy-array inputs that only cache what `forward`
+    # would compute from the other inputs when given None (Conv2D's im2col patches). A graph-mode
+    # replay passes None there, so the cache is made again from the new data.
+    derived_inputs = ()
 
     def __init__(self, name=None):
         if name is not None:
@@ -303,3 +307,27 @@ def register(cls):
     _make_savers(cls)
     PRIMITIVES[name] = cls
     return cls
+
+
+@register
+class DataFunction(Primitive):
+    """`fn(*arrays, *static)` of its inputs' data, without a gradient: a mask, index or weight
+    that a bprop reads. Made a recorded node (rather than a constant wrapped from NumPy) so a
+    graph-mode replay computes it again from the new data (docs/graph_mode.md)."""
+
+    inputs = ("*arrays",)
+    differentiable = False
+    internal = True
+
+    def __init__(self, fn, *static):
+        super().__init__(fn.__name__)
+        self.fn = fn
+        self.static = static
+
+    def forward(self, *arrays):
+        return self.fn(*arrays, *self.static)
+
+
+def data_function(fn, *tensors, static=()):
+    """`fn(*(t._data for t in tensors), *static)` as a Tensor made by a DataFunction node."""
+    return apply(shared(DataFunction, fn, *static), tensors)

@@ -71,7 +71,9 @@ def test_parameter_hook_runs_each_call_and_restores_the_attributes():
     net.register_parameter_forward_hook([{"params": [net.weight], "hook": hook}])
     x = ms.Tensor(np.float32(3.0))
     assert float(net(x)) == float(net(x)) == (3 * 4 + 1) * 5
-    assert calls == ["w", "w"]
+    # eagerly the hook runs at every call; in GRAPH_MODE it runs when the call is captured,
+    # and the replay computes its ops again without running the Python function
+    assert calls == (["w"] if ms.get_context("mode") == ms.GRAPH_MODE else ["w", "w"])
     assert isinstance(net.weight, ms.Parameter)  # the attribute is the Parameter again
 
     def broken(p):

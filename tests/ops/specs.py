@@ -23,6 +23,7 @@ from hypothesis.extra import numpy as hnp
 
 from minispore import Tensor
 from minispore._autodiff.tape import apply
+from minispore.ops.primitive import data_function
 from minispore.ops.operations import array_ops as A
 from minispore.ops.operations import einsum_ops as E
 from minispore.ops.operations import math_ops as M
@@ -311,6 +312,8 @@ def _call_cast(attrs, x):
 spec("Cast", _draw_cast, _call_cast, lambda a, x: x.astype(np.float64))
 spec("Identity", one(), lambda a, x: A.Identity()(x), lambda a, x: x)
 spec("StopGradient", one(), lambda a, x: N.StopGradient()(x), lambda a, x: x, order=0)
+spec("DataFunction", two(), lambda a, x, y: data_function(np.greater_equal, x, y),
+     lambda a, x, y: x >= y, order=0)
 # The hooks' own gradient is whatever the hook says: these specs use hooks that keep it, so the
 # check is that the node routes it; tests/ops/test_primitive_classes.py checks replacement.
 spec("InsertGradientOf", one(), lambda a, x: N.InsertGradientOf(lambda g: g * 1.0)(x),

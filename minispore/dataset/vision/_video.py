@@ -153,6 +153,7 @@ def read_video_timestamps(filename, pts_unit="pts"):
         stream = container.streams.video[0]
         pts = [int(p.pts) for p in container.demux(stream) if p.pts is not None]
         rate = stream.average_rate or stream.guessed_rate
+        time_base = stream.time_base  # PyAV >= 18 refuses stream attributes once closed
     finally:
         container.close()
     pts.sort()
@@ -161,7 +162,7 @@ def read_video_timestamps(filename, pts_unit="pts"):
     fps = float(rate) if rate else None
     if pts_unit == "pts":
         return pts, fps
-    return [_seconds(p, stream.time_base) for p in pts], fps
+    return [_seconds(p, time_base) for p in pts], fps
 
 
 class DecodeVideo(TensorOperation):

@@ -3,7 +3,7 @@ import hashlib
 
 import numpy as np
 
-from ..._autodiff.tape import apply
+from ..._autodiff.tape import apply, wrap, write_in_place
 from ..._validator import (check_bool, check_float_range, check_one_of, check_positive_float,
                            check_positive_int, check_type)
 from ...common import dtype as mstype
@@ -25,10 +25,12 @@ __all__ = ["BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm", "InstanceNorm
 
 
 def _momentum_write(param, batch, momentum):
-    """param <- momentum * param + (1 - momentum) * batch, in place (MindSpore's convention:
-    `momentum` is the weight of the old value)."""
-    new = param._data * momentum + batch.astype(param._data.dtype) * (1.0 - momentum)
-    param._write(new)
+    """param <- momentum * param + (1 - momentum) * batch (an untracked Tensor), in place
+    (MindSpore's convention: `momentum` is the weight of the old value), by ops a graph capture
+    records."""
+    if batch._data.dtype != param._data.dtype:
+        batch = M.cast(batch, param._data.dtype)
+    write_in_place(param, param * momentum + batch * (1.0 - momentum))
 
 
 def _norm_params(cell, num_features, affine, gamma_init, beta_init, mean_init, var_init, dtype):
@@ -75,8 +77,8 @@ class _BatchNorm(Cell):
             y, mean, var = apply(Nn.BatchNormTraining(self.eps), (x, gamma, beta))
             m = x.size // x.shape[1]
             if self.training and m:  # an empty batch has no statistics: moving ones unchanged
-                _momentum_write(self.moving_mean, mean._data, self.momentum)
-                _momentum_write(self.moving_variance, var._data * (m / max(m - 1, 1)),
+                _momentum_write(self.moving_mean, wrap(mean._data), self.momentum)
+                _momentum_write(self.moving_variance, wrap(var._data) * (m / max(m - 1, 1)),
                                 self.momentum)
             return y
         cs = (1, self.num_features) + (1,) * (x.ndim - 2)
@@ -185,8 +187,8 @@ class SyncBatchNorm(_BatchNorm):
         scale = gamma * M.rsqrt(var + self.eps)
         y = (x - A.reshape(mean, cs)) * A.reshape(scale, cs) + A.reshape(beta, cs)
         if self.training and count:
-            _momentum_write(self.moving_mean, mean._data, self.momentum)
-            _momentum_write(self.moving_variance, var._data * (count / max(count - 1, 1)),
+            _momentum_write(self.moving_mean, wrap(mean._data), self.momentum)
+            _momentum_write(self.moving_variance, wrap(var._data) * (count / max(count - 1, 1)),
                             self.momentum)
         return y
 
@@ -269,8 +271,8 @@ class _InstanceNorm(Cell):
             mean = x._data.mean(axis=axes).mean(axis=0)
             var = x._data.var(axis=axes, ddof=1).mean(axis=0) if np.prod(x.shape[2:]) > 1 \
                 else np.zeros(self.num_features)
-            _momentum_write(self.moving_mean, mean, 1.0 - self.momentum)
-            _momentum_write(self.moving_variance, var, 1.0 - self.momentum)
+            _momentum_write(self.moving_mean, wrap(mean), 1.0 - self.momentum)
+            _momentum_write(self.moving_variance, wrap(var), 1.0 - self.momentum)
         gamma, beta = cast_params(self, self.gamma, self.beta)
         return LF.instance_norm(x, gamma, beta, self.eps)
 

@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 
+from ..._autodiff.tape import const
 from ..._validator import (check_bool, check_float_range, check_one_of, check_positive_int,
                            check_type)
 from ...common import dtype as mstype
@@ -192,7 +193,7 @@ class _RNNBase(Cell):
         num_directions = 2 if self.bidirectional else 1
 
         if hx is None:
-            zeros = Tensor(np.zeros(state_shape[1:], mstype.to_np(dt)))
+            zeros = const(np.zeros(state_shape[1:], mstype.to_np(dt)))
             initial = [(zeros, zeros) if self.is_lstm else zeros] * state_shape[0]
         elif self.is_lstm:
             initial = list(zip(AF.unstack(_as_dtype(hx[0], dt), 0),

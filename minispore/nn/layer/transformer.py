@@ -5,6 +5,7 @@ import math
 
 import numpy as np
 
+from ..._autodiff.tape import const
 from ..._validator import (check_bool, check_callable, check_float_range, check_one_of,
                            check_positive_int, check_type)
 from ...common import dtype as mstype
@@ -16,6 +17,7 @@ from ...ops.function import layer_func as LF
 from ...ops.function import math_func as MF
 from ...ops.function import nn_func as NF
 from ...ops.operations import math_ops as M
+from ...ops.primitive import data_function
 from ..cell import Cell
 from .basic import Dense, Dropout, cast_params, float_input
 from .container import CellList
@@ -25,25 +27,42 @@ __all__ = ["MultiheadAttention", "TransformerEncoderLayer", "TransformerDecoderL
            "TransformerEncoder", "TransformerDecoder", "Transformer"]
 
 
+def _bool_blocked(mask, shape4d, pad):
+    return np.pad(mask.astype(bool).reshape(shape4d), pad)
+
+
+def _additive_term(blocked, dtype):
+    return np.where(blocked, -np.inf, 0.0).astype(dtype)
+
+
+def _all_blocked(blocked):
+    return np.all(blocked, axis=-1, keepdims=True)
+
+
+def _kept(dead, dtype):
+    return (~dead).astype(dtype)
+
+
 class _AdditiveMask:
     """The masks of one attention call as terms added to the (B, H, L, S) scores: bool masks
-    become one constant array of 0 / -inf, float masks stay Tensors (gradients reach them).
-    Also tracks which rows have every key at -inf."""
+    become one constant term of 0 / -inf, float masks stay Tensors (gradients reach them).
+    Also tracks which rows have every key at -inf. Computed from the masks' data by
+    DataFunction nodes, so a graph-mode replay computes them again."""
 
     def __init__(self, dtype):
-        self.np_dtype = mstype.to_np(dtype)
         self.dtype = dtype
+        self.np_dtype = mstype.to_np(dtype)
         self.constant = None
         self.tensors = []
-        self.blocked = None  # bool array, True where a term is -inf
+        self.blocked = None  # bool Tensor, True where a term is -inf
 
     def add(self, mask, shape4d, extra_keys):
         """Add `mask` reshaped to `shape4d` (broadcastable to (B, H, L, S)), with `extra_keys`
         visible key columns appended (bias_k / zero attention)."""
-        pad = [(0, 0)] * 3 + [(0, extra_keys)]
+        pad = ((0, 0),) * 3 + ((0, extra_keys),)
         if mask.dtype in (mstype.bool_, mstype.uint8):
-            blocked = np.pad(mask.asnumpy().astype(bool).reshape(shape4d), pad)
-            term = np.where(blocked, -np.inf, 0.0).astype(self.np_dtype)
+            blocked = data_function(_bool_blocked, mask, static=(tuple(shape4d), pad))
+            term = data_function(_additive_term, blocked, static=(self.np_dtype,))
             self.constant = term if self.constant is None else self.constant + term
         else:
             t = AF.reshape(mask if mask.dtype == self.dtype else M.cast(mask, self.dtype),
@@ -51,22 +70,23 @@ class _AdditiveMask:
             if extra_keys:
                 t = AF.pad(t, (0, extra_keys))
             self.tensors.append(t)
-            blocked = np.isneginf(t.asnumpy())
-        self.blocked = blocked if self.blocked is None else self.blocked | blocked
+            blocked = data_function(np.isneginf, t)
+        self.blocked = blocked if self.blocked is None else \
+            data_function(np.logical_or, self.blocked, blocked)
 
     def apply(self, scores):
         """(masked scores, a 0/1 keep factor for the weights or None). Rows with every key
         masked would be softmax(-inf, ..., -inf) = NaN; their scores are zeroed instead and their
         weights multiplied by 0, so outputs and gradients stay finite."""
         if self.constant is not None:
-            scores = scores + Tensor(self.constant)
+            scores = scores + self.constant
         for t in self.tensors:
             scores = scores + t
-        dead = np.all(self.blocked, axis=-1, keepdims=True)
-        if not dead.any():
+        dead = data_function(_all_blocked, self.blocked)
+        if not dead.any():  # a value guard under graph capture
             return scores, None
-        scores = AF.where(Tensor(dead), Tensor(np.zeros((), self.np_dtype)), scores)
-        return scores, Tensor((~dead).astype(self.np_dtype))
+        scores = AF.where(dead, const(np.zeros((), self.np_dtype)), scores)
+        return scores, data_function(_kept, dead, static=(self.np_dtype,))
 
 
 class MultiheadAttention(Cell):

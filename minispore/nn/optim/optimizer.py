@@ -38,6 +38,8 @@ class Optimizer(Cell):
     Parameters and the optimizer's state in place and increments `global_step`.
     """
 
+    _jit_host = True  # its updates are NumPy code on the Parameters: jit runs it as Python
+
     def __init__(self, learning_rate, parameters, weight_decay=0.0, loss_scale=1.0):
         super().__init__(auto_prefix=False)
         owner = self._owner = type(self).__name__

@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 
-from ..._autodiff.tape import apply, wrap
+from ..._autodiff.tape import apply, const, wrap
 from ..._validator import check_int, check_one_of, check_positive_int
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
@@ -346,7 +346,7 @@ def roll(input, shifts, dims=None):
         d = normalize_axis(d, input.ndim, "roll")
         n = input.shape[d]
         if n:
-            out = A.gather(out, (np.arange(n) - s) % n, d)
+            out = A.gather(out, const((np.arange(n) - s) % n), d)
     return out
 
 
@@ -357,8 +357,8 @@ def _triangle(input, diagonal, lower, op):
                          f"{input.shape}")
     ones = np.ones(input.shape[-2:], bool)
     mask = np.tril(ones, diagonal) if lower else np.triu(ones, diagonal)
-    zero = wrap(np.zeros((), input._data.dtype))
-    return M.select(wrap(mask), input, zero)
+    zero = const(np.zeros((), input._data.dtype))
+    return M.select(const(mask), input, zero)
 
 
 def tril(input, diagonal=0):
@@ -556,7 +556,7 @@ def nonzero(input, *, as_tuple=False):
     a = input._data
     if a.ndim == 0:  # as PyTorch: a 0-d input has one position, with no coordinates
         n = int(bool(a))
-        return (wrap(np.zeros(n, np.int64)),) if as_tuple else wrap(np.zeros((n, 0), np.int64))
+        return (const(np.zeros(n, np.int64)),) if as_tuple else const(np.zeros((n, 0), np.int64))
     idx = np.nonzero(a)
     if as_tuple:
         return tuple(wrap(i.astype(np.int64)) for i in idx)
@@ -583,7 +583,7 @@ def pad(input_x, padding, mode="constant", value=None):
         pairs[input_x.ndim - 1 - k] = (padding[2 * k], padding[2 * k + 1])
     if mode == "constant":
         if isinstance(value, Tensor):
-            value = value._data.item()
+            value = value.item()  # the method: a graph capture guards the value it reads
         return A.pad(input_x, pairs, 0 if value is None else value)
     out = input_x
     for axis, (before, after) in enumerate(pairs):
@@ -608,7 +608,7 @@ def pad(input_x, padding, mode="constant", value=None):
                 raise ValueError(f"For 'pad' in 'circular' mode, padding ({before}, {after}) "
                                  f"must not exceed the size {n} of axis {axis}")
             idx = idx % n
-        out = A.gather(out, idx, axis)
+        out = A.gather(out, const(idx), axis)
     return out
 
 
@@ -645,7 +645,7 @@ def sort(input_x, axis=-1, descending=False):
     values are differentiable."""
     _tensor(input_x, "sort", "input_x")
     if input_x.ndim == 0:
-        return identity(input_x), wrap(np.zeros((), np.int32))
+        return identity(input_x), const(np.zeros((), np.int32))
     axis = normalize_axis(axis, input_x.ndim, "sort")
     idx = _sorted_indices(input_x._data, axis, descending)
     return gather_elements(input_x, axis, idx), wrap(idx.astype(np.int32))
@@ -655,7 +655,7 @@ def argsort(input, axis=-1, descending=False):
     """int32 indices that sort input along `axis` (stable)."""
     _tensor(input, "argsort")
     if input.ndim == 0:
-        return wrap(np.zeros((), np.int32))
+        return const(np.zeros((), np.int32))
     axis = normalize_axis(axis, input.ndim, "argsort")
     return wrap(_sorted_indices(input._data, axis, descending).astype(np.int32))
 

@@ -5,7 +5,7 @@ import builtins
 
 import numpy as np
 
-from ..._autodiff.tape import wrap
+from ..._autodiff.tape import const, wrap
 from ..._validator import check_int, check_non_negative_int, check_number, check_type
 from ...common import dtype as mstype
 from ...common.tensor import Tensor, _to_array
@@ -36,24 +36,24 @@ def _dtype_arg(dtype, default=np.float32):
 
 def ones(shape, dtype=None):
     """A tensor of ones (float32 by default)."""
-    return wrap(np.ones(_shape_arg(shape, "ones"), _dtype_arg(dtype)))
+    return const(np.ones(_shape_arg(shape, "ones"), _dtype_arg(dtype)))
 
 
 def zeros(size, dtype=None):
     """A tensor of zeros (float32 by default)."""
-    return wrap(np.zeros(_shape_arg(size, "zeros"), _dtype_arg(dtype)))
+    return const(np.zeros(_shape_arg(size, "zeros"), _dtype_arg(dtype)))
 
 
 def ones_like(input, *, dtype=None):
     """Ones of input's shape (and dtype, unless `dtype`)."""
     _tensor(input, "ones_like")
-    return wrap(np.ones(input._data.shape, _dtype_arg(dtype, input._data.dtype)))
+    return const(np.ones(input._data.shape, _dtype_arg(dtype, input._data.dtype)))
 
 
 def zeros_like(input, *, dtype=None):
     """Zeros of input's shape (and dtype, unless `dtype`)."""
     _tensor(input, "zeros_like")
-    return wrap(np.zeros(input._data.shape, _dtype_arg(dtype, input._data.dtype)))
+    return const(np.zeros(input._data.shape, _dtype_arg(dtype, input._data.dtype)))
 
 
 def _fill_dtype(fill_value, op):

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from ..._autodiff.tape import wrap
+from ..._autodiff.tape import const, wrap
 from ..._validator import check_bool, check_one_of
 from ...common import dtype as mstype
 from ...common.seed import generator
@@ -753,12 +753,12 @@ def _rgb_to_hsv(r, g, b):
     v = MF.maximum(MF.maximum(r, g), b)
     rng = v - MF.minimum(MF.minimum(r, g), b)
     rv, gv, vv, cv = r._data, g._data, v._data, rng._data
-    safe_v = AF.where(wrap(vv > 0), v, wrap(np.ones_like(vv)))
-    s = AF.where(wrap(vv > 0), rng / safe_v, wrap(np.zeros_like(vv)))
-    safe_c = AF.where(wrap(cv > 0), rng, wrap(np.ones_like(cv)))
+    safe_v = AF.where(wrap(vv > 0), v, const(np.ones_like(vv)))
+    s = AF.where(wrap(vv > 0), rng / safe_v, const(np.zeros_like(vv)))
+    safe_c = AF.where(wrap(cv > 0), rng, const(np.ones_like(cv)))
     hue = AF.where(wrap(rv == vv), (g - b) / safe_c,
                    AF.where(wrap(gv == vv), (b - r) / safe_c + 2.0, (r - g) / safe_c + 4.0))
-    hue = AF.where(wrap(cv > 0), hue, wrap(np.zeros_like(cv))) * (1.0 / 6.0)
+    hue = AF.where(wrap(cv > 0), hue, const(np.zeros_like(cv))) * (1.0 / 6.0)
     hue = hue + wrap((hue._data < 0).astype(hue._data.dtype))
     return hue, s, v
 

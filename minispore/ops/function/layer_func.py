@@ -4,9 +4,8 @@ import math
 
 import numpy as np
 
-from ..._autodiff.tape import apply, wrap
+from ..._autodiff.tape import apply, const, wrap, write_in_place
 from ..._validator import check_bool, check_float_range, check_one_of, check_positive_int
-from ...common import _writes
 from ...common import dtype as mstype
 from ...common.seed import generator
 from ...common.tensor import Tensor
@@ -16,6 +15,7 @@ from ..operations import math_ops as M
 from ..operations import reduce_ops as R
 from ..operations import linalg_ops as L
 from ..operations import norm_ops as Nn
+from ..operations import random_ops as RandomOps
 from ..primitive import Primitive, shared
 from ._checks import _tensor
 from . import math_func as MF
@@ -358,9 +358,8 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
 def _keep_mask(shape, p, dtype, seed):
     """A constant mask: 0 with probability p, else 1 / (1 - p) (survivors are rescaled)."""
     if p == 1.0:
-        return wrap(np.zeros(shape, dtype))
-    keep = generator(seed).random(shape) >= p
-    return wrap((keep / (1.0 - p)).astype(dtype))
+        return const(np.zeros(shape, dtype))
+    return apply(shared(RandomOps.DropoutKeep, tuple(shape), p, np.dtype(dtype), seed), ())
 
 
 def dropout(input, p=0.5, training=True, seed=None):
@@ -410,9 +409,8 @@ def batch_norm(input_x, running_mean, running_var, weight, bias, training=False,
         y, mean, var = apply(Nn.BatchNormTraining(eps), (input_x, weight, bias))
         m = input_x.size // c if c else 0
         if m:  # an empty batch has no statistics: the running ones stay
-            unbiased = var._data * (m / max(m - 1, 1))
-            _blend(running_mean, mean._data, momentum)
-            _blend(running_var, unbiased, momentum)
+            _blend(running_mean, wrap(mean._data), momentum)
+            _blend(running_var, wrap(var._data) * (m / max(m - 1, 1)), momentum)
         return y
     cs = (1, c) + (1,) * (input_x.ndim - 2)
     scale = weight * M.rsqrt(running_var + eps)
@@ -420,14 +418,12 @@ def batch_norm(input_x, running_mean, running_var, weight, bias, training=False,
 
 
 def _blend(running, batch, momentum):
-    """running <- (1 - momentum) * running + momentum * batch, in place (a version bump)."""
-    new = running._data * (1 - momentum) + batch.astype(running._data.dtype) * momentum
-    if isinstance(running, Tensor) and hasattr(running, "_write"):
-        running._write(new)
-    else:
-        _writes.record(running)
-        np.copyto(running._data, new)
-        _writes.bump_version(running)
+    """running <- (1 - momentum) * running + momentum * batch (an untracked Tensor), in place
+    (a version bump), by ops a graph capture records."""
+    dt = running._data.dtype
+    if batch._data.dtype != dt:
+        batch = M.cast(batch, dt)
+    write_in_place(running, running * (1 - momentum) + batch * momentum)
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
@@ -438,8 +434,8 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
         raise ValueError(f"For 'layer_norm', 'normalized_shape' {shape} does not match the "
                          f"trailing axes of the input {input.shape}")
     dt = input._data.dtype
-    w = weight if weight is not None else wrap(np.ones(shape, dt))
-    b = bias if bias is not None else wrap(np.zeros(shape, dt))
+    w = weight if weight is not None else const(np.ones(shape, dt))
+    b = bias if bias is not None else const(np.zeros(shape, dt))
     begin = input.ndim - len(shape)
     return Nn.layer_norm(input, w, b, begin, begin, eps)
 
@@ -456,7 +452,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     grouped = A.reshape(input, (n, num_groups, per_group))
     dt = input._data.dtype
     k = grouped.shape[2]
-    normed = Nn.layer_norm(grouped, wrap(np.ones((k,), dt)), wrap(np.zeros((k,), dt)), 2, 2, eps)
+    normed = Nn.layer_norm(grouped, const(np.ones((k,), dt)), const(np.zeros((k,), dt)), 2, 2, eps)
     out = A.reshape(normed, input.shape)
     cs = (1, c) + (1,) * (input.ndim - 2)
     if weight is not None:

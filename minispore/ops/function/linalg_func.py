@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from ..._autodiff.tape import apply, binary, wrap
+from ..._autodiff.tape import apply, binary, const, wrap
 from ..._validator import check_int, check_type
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
@@ -738,8 +738,8 @@ def _safe_sqrt(ssq):
     zero = ssq._data == 0
     if not zero.any():
         return M.sqrt(ssq)
-    safe = M.select(wrap(zero), wrap(np.ones((), ssq._data.dtype)), ssq)
-    return M.select(wrap(zero), wrap(np.zeros((), ssq._data.dtype)), M.sqrt(safe))
+    safe = M.select(wrap(zero), const(np.ones((), ssq._data.dtype)), ssq)
+    return M.select(wrap(zero), const(np.zeros((), ssq._data.dtype)), M.sqrt(safe))
 
 
 def _count_nonzero(x, dims, keepdim):
@@ -960,7 +960,7 @@ def renorm(input, p, axis, maxnorm):
     others = tuple(i for i in range(input.ndim) if i != axis)
     norms = _vnorm(input, p, others, True)
     over = norms._data > maxnorm
-    scale = M.select(wrap(over), maxnorm / (norms + 1e-7), wrap(np.ones((), input._data.dtype)))
+    scale = M.select(wrap(over), maxnorm / (norms + 1e-7), const(np.ones((), input._data.dtype)))
     return input * scale
 
 
@@ -978,8 +978,8 @@ def pinv(x, *, atol=None, rtol=None, hermitian=False):
         rtol = np.finfo(x._data.dtype).eps * builtins.max(x.shape[-2:]) if atol is None else 0.0
     cutoff = np.maximum(_tolerance(0.0 if atol is None else atol), _tolerance(rtol) * smax)
     keep = s._data > cutoff
-    safe = M.select(wrap(keep), s, wrap(np.ones((), s._data.dtype)))
-    inv_s = M.select(wrap(keep), 1.0 / safe, wrap(np.zeros((), s._data.dtype)))
+    safe = M.select(wrap(keep), s, const(np.ones((), s._data.dtype)))
+    inv_s = M.select(wrap(keep), 1.0 / safe, const(np.zeros((), s._data.dtype)))
     return L._bmm(v * A.expand_dims(inv_s, -2), u, tb=True)
 
 
@@ -1035,7 +1035,7 @@ def vander(x, N=None):
         x = M.cast(x, np.int64)
     col = A.reshape(x, (-1, 1))
     if N == 0:
-        return wrap(np.zeros((x.shape[0], 0), x._data.dtype))
+        return const(np.zeros((x.shape[0], 0), x._data.dtype))
     powers = [A.ones_like(col)]
     for _ in range(N - 1):
         powers.append(_mul(powers[-1], col))
@@ -1097,7 +1097,7 @@ def _gather_last(x, index):
     """out[..., *index.shape] = x[..., index]: x's last axis gathered by a constant index."""
     flat = np.asarray(index).reshape(-1)
     out = A.gather(x, wrap(flat.astype(np.int64)), x.ndim - 1) if flat.size else \
-        wrap(np.zeros(x.shape[:-1] + (0,), x._data.dtype))
+        const(np.zeros(x.shape[:-1] + (0,), x._data.dtype))
     return A.reshape(out, x.shape[:-1] + np.shape(index))
 
 
@@ -1117,7 +1117,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     index = np.full((m, m), n, np.int64)  # n: the padding zero appended below
     t = np.arange(n)
     index[t + builtins.max(-offset, 0), t + builtins.max(offset, 0)] = t
-    padded = A.Concat(-1)((x, wrap(np.zeros(x.shape[:-1] + (1,), x._data.dtype))))
+    padded = A.Concat(-1)((x, const(np.zeros(x.shape[:-1] + (1,), x._data.dtype))))
     out = _gather_last(padded, index)
     rest = [i for i in range(nd) if i not in (d1, d2)]
     perm = [0] * nd
@@ -1182,7 +1182,7 @@ def matrix_band_part(x, lower, upper):
     m, n = x.shape[-2:]
     i, j = np.arange(m)[:, None], np.arange(n)[None, :]
     keep = ((lo < 0) | (i - j <= lo)) & ((up < 0) | (j - i <= up))
-    return M.select(wrap(keep), x, wrap(np.zeros((), x._data.dtype)))
+    return M.select(wrap(keep), x, const(np.zeros((), x._data.dtype)))
 
 
 _ALIGNS = ("LEFT_RIGHT", "LEFT_LEFT", "RIGHT_LEFT", "RIGHT_RIGHT")

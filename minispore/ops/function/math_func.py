@@ -16,6 +16,7 @@ from ..operations import reduce_ops as R
 from ..operations import linalg_ops as L
 from ..operations import nn_ops as N
 from ..operations._kernels import normalize_axes, normalize_axis
+from ..primitive import data_function
 from ._checks import _tensor
 # Read from this module by nn_func (`F.clamp`) and the nn layers (`matmul`); defined in the family
 # modules and exported by ops.function from there.
@@ -562,18 +563,26 @@ def cumprod(input, dim, dtype=None):
     return out if d == last else A.transpose(out, np.argsort(perm).tolist())
 
 
+def _np_all(x, axis, keepdims):
+    return np.asarray(np.all(x, axis=axis, keepdims=keepdims))
+
+
+def _np_any(x, axis, keepdims):
+    return np.asarray(np.any(x, axis=axis, keepdims=keepdims))
+
+
 def all(input, axis=None, keep_dims=False):
     """True where every element along `axis` is nonzero (a bool Tensor; True for nothing)."""
     _tensor(input, "all")
-    return wrap(np.all(input._data, axis=normalize_axes(axis, input.ndim, "all"),
-                       keepdims=keep_dims))
+    return data_function(_np_all, input, static=(normalize_axes(axis, input.ndim, "all"),
+                                                 bool(keep_dims)))
 
 
 def any(input, axis=None, keep_dims=False):
     """True where some element along `axis` is nonzero (a bool Tensor; False for nothing)."""
     _tensor(input, "any")
-    return wrap(np.any(input._data, axis=normalize_axes(axis, input.ndim, "any"),
-                       keepdims=keep_dims))
+    return data_function(_np_any, input, static=(normalize_axes(axis, input.ndim, "any"),
+                                                 bool(keep_dims)))
 
 
 def count_nonzero(x, axis=(), keep_dims=False, dtype=mstype.int32):

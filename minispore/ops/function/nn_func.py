@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 
-from ..._autodiff.tape import apply, call1, wrap
+from ..._autodiff.tape import apply, call1, const, wrap
 from ..._validator import (check_bool, check_float, check_float_range, check_int,
                            check_non_negative_float, check_non_negative_int, check_one_of,
                            check_positive_float, check_positive_int, check_reduction)
@@ -18,9 +18,10 @@ from ..operations import math_ops as M
 from ..operations import reduce_ops as R
 from ..operations import linalg_ops as L
 from ..operations import nn_ops as N
+from ..operations import random_ops as RO
 from ..operations._kernels import normalize_axis
 from . import math_func as F
-from ..primitive import Primitive
+from ..primitive import Primitive, shared
 from . import array_func as AF
 from ._checks import _tensor
 from .linalg_func import einsum
@@ -924,9 +925,8 @@ def _channel_keep(x, keep_prob):
     """A constant (N, C, 1, ...) mask: 1 / keep_prob with probability keep_prob, else 0."""
     shape = x.shape[:2] + (1,) * (x.ndim - 2)
     if keep_prob == 0:
-        return wrap(np.zeros(shape, x._data.dtype))
-    keep = generator().random(shape) < keep_prob
-    return wrap((keep / keep_prob).astype(x._data.dtype))
+        return const(np.zeros(shape, x._data.dtype))
+    return apply(shared(RO.DropoutKeep, shape, keep_prob, x._data.dtype, None, True), ())
 
 
 def mse_loss_ext(input, target, reduction="mean"):
@@ -1329,10 +1329,10 @@ class LSTM(Primitive):
                 h_t = einsum("bh,ph->bp", h_t, w_hr)
             outputs.append(h_t)
             gates.append(np.concatenate([v._data for v in (i, f, g, o, c_t)], -1))
-        output = AF.stack(outputs, 0) if outputs else wrap(np.zeros((0, batch, real), dtype))
+        output = AF.stack(outputs, 0) if outputs else const(np.zeros((0, batch, real), dtype))
         reserve = np.concatenate(gates, 0).reshape(-1, 1) if gates else np.zeros((0, 1), dtype)
         return (output, A.reshape(h_t, (1, batch, real)), A.reshape(c_t, (1, batch, hid)),
-                wrap(reserve.astype(dtype)), wrap(np.zeros((1, 1), dtype)))
+                wrap(reserve.astype(dtype)), const(np.zeros((1, 1), dtype)))
 
 
 def _ijfo_step(x_t, h, c, w, b, forget_bias, cell_clip):
@@ -1445,7 +1445,7 @@ class DynamicRNN(Primitive):
                                                   self.forget_bias, self.cell_clip)
             record.append((h, h, c, i, j, f, o, tanh_c))
         if not record:
-            empty = wrap(np.zeros((0, x.shape[1], hid), b._data.dtype))
+            empty = const(np.zeros((0, x.shape[1], hid), b._data.dtype))
             return (empty,) * 8
         return tuple(AF.stack([r[k] for r in record], 0) for k in range(8))
 
@@ -1528,7 +1528,7 @@ class DynamicGRUV2(Primitive):
             h = (1.0 - z) * n + z * h
             record.append((h, h, z, r, n, hidden_new))
         if not record:
-            empty = wrap(np.zeros((0, x.shape[1], hid), dtype))
+            empty = const(np.zeros((0, x.shape[1], hid), dtype))
             return (empty,) * 6
         return tuple(AF.stack([r[k] for r in record], 0) for k in range(6))
 

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from ..._autodiff.tape import apply, wrap
+from ..._autodiff.tape import apply, const, wrap
 from ..._validator import check_bool, check_int, check_one_of, check_positive_int, check_type
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
@@ -502,7 +502,7 @@ def _sorted_segments(input_x, segment_ids, op):
 def _segment(kind, input_x, segment_ids, op):
     ids, n = _sorted_segments(input_x, segment_ids, op)
     if n == 0:
-        return wrap(np.zeros((0,) + tuple(input_x.shape[1:]), input_x._data.dtype))
+        return const(np.zeros((0,) + tuple(input_x.shape[1:]), input_x._data.dtype))
     prim = {"sum": S.UnsortedSegmentSum, "prod": S.UnsortedSegmentProd,
             "max": S.UnsortedSegmentMax, "min": S.UnsortedSegmentMin, "mean": S.UnsortedSegmentSum}
     out = apply(prim[kind](), (input_x, ids, n))
@@ -510,7 +510,7 @@ def _segment(kind, input_x, segment_ids, op):
     if kind in ("max", "min"):
         empty = np.broadcast_to(counts == 0, out.shape)
         if empty.any():
-            out = M.select(wrap(empty), wrap(np.zeros((), out._data.dtype)), out)
+            out = M.select(wrap(empty), const(np.zeros((), out._data.dtype)), out)
     elif kind == "mean":
         if out._data.dtype.kind in "iu":
             return wrap(_int_div(out._data, np.maximum(counts, 1).astype(out._data.dtype), op))
@@ -1285,7 +1285,7 @@ class EmbeddingLookup(_Plain):
         inside = (idx >= 0) & (idx < rows)
         picked = A.gather(input_params, np.where(inside, idx, 0), 0)
         mask = inside.reshape(inside.shape + (1,) * (input_params.ndim - 1))
-        zero = wrap(np.zeros((), input_params._data.dtype))
+        zero = const(np.zeros((), input_params._data.dtype))
         return M.select(wrap(np.broadcast_to(mask, picked.shape)), picked, zero)
 
 

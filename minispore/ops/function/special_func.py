@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 
-from ..._autodiff.tape import apply, binary, call1, wrap
+from ..._autodiff.tape import apply, binary, call1, const, wrap
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
 from ..operations import array_ops as A
@@ -287,7 +287,7 @@ def frac(x):
     """The fractional part x - trunc(x), the sign of x (integers give zeros)."""
     _tensor(x, "frac", "x")
     if x._data.dtype.kind not in "fc":
-        return wrap(np.zeros_like(x._data))
+        return const(np.zeros_like(x._data))
     return MF.sub(x, MF.trunc(x))
 
 
@@ -573,7 +573,7 @@ def _without_nan(input, name):
     if input._data.dtype.kind not in "fc":
         return input, None
     nan = np.isnan(input._data)
-    return (M.select(wrap(nan), wrap(np.zeros((), input._data.dtype)), input) if nan.any()
+    return (M.select(wrap(nan), const(np.zeros((), input._data.dtype)), input) if nan.any()
             else input), nan
 
 

@@ -470,10 +470,10 @@ class BatchNorm(Primitive):
         if self.is_training:
             y, batch_mean, batch_var = apply(norm_ops.BatchNormTraining(self.epsilon),
                                              (x, scale, bias))
-            F.layer_func._blend(mean, batch_mean._data, self.momentum)
+            F.layer_func._blend(mean, wrap(batch_mean._data), self.momentum)
             m = x.size // x.shape[1]
-            F.layer_func._blend(variance, batch_var._data * (m / max(m - 1, 1)),
-                                            self.momentum)
+            F.layer_func._blend(variance, wrap(batch_var._data) * (m / max(m - 1, 1)),
+                                self.momentum)
             return y, batch_mean, batch_var, batch_mean, batch_var
         y = F.batch_norm(x, mean, variance, scale, bias, False, self.momentum,
                                      self.epsilon)

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from ..._autodiff.tape import apply, call1, wrap
+from ..._autodiff.tape import apply, call1, const, wrap
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
 from ..primitive import Primitive, register
@@ -150,7 +150,7 @@ class Diagonal(Primitive):
 
     def bprop(self, saved, dout, needs):
         shape, dtype = saved
-        zeros = wrap(np.zeros(shape, dout._data.dtype))
+        zeros = const(np.zeros(shape, dout._data.dtype))
         return (apply(ViewScatter(((self, ()),)), (zeros, dout)),)
 
 
@@ -195,7 +195,7 @@ class ViewScatter(Primitive):
         shape = saved[0]
         d_base = d_value = None
         if needs[0]:
-            d_base = apply(self, (dout, wrap(np.zeros(shape, dout._data.dtype))))
+            d_base = apply(self, (dout, const(np.zeros(shape, dout._data.dtype))))
         if needs[1]:
             d_value = replay_view(dout, self.steps)
         return d_base, d_value
@@ -657,11 +657,11 @@ def pad(x, paddings, value=0):
 
 def zeros_like(x):
     """Untracked zeros of x's shape and dtype."""
-    return wrap(np.zeros(x._data.shape, x._data.dtype))
+    return const(np.zeros(x._data.shape, x._data.dtype))
 
 
 def ones_like(x):
-    return wrap(np.ones(x._data.shape, x._data.dtype))
+    return const(np.ones(x._data.shape, x._data.dtype))
 
 
 def unary(prim, x):

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..._autodiff import tape as _tape
 from ..._validator import check_one_of, check_positive_int
-from ..._autodiff.tape import apply, wrap
+from ..._autodiff.tape import apply, const
 from ...common.tensor import Tensor
 from ..primitive import Primitive, register, shared
 from . import array_ops as A
@@ -200,6 +200,7 @@ class Conv2D(_ConvGeometry):
 
     inputs = ("x", "w", "cols")
     saves = ("x", "w", "cols")
+    derived_inputs = (2,)
 
     def __call__(self, x, w):
         """Run on Tensors x and w; the im2col patches of x are made once here and enter as a
@@ -307,6 +308,7 @@ class Conv2DBackpropFilter(_ConvGeometry):
     dg = Conv2D(x, dw_bar);  dx = Conv2DBackpropInput(g, dw_bar)."""
 
     inputs = ("g", "x", "w_shape", "cols")
+    derived_inputs = (3,)
     saves = ("g", "x")
 
     def __init__(self, out_channel, kernel_size, pad_mode="valid", pad=0, pad_list=None, mode=1,
@@ -425,7 +427,7 @@ def conv_transpose(g, w, out_shape, pads, stride, dilation, group, output_paddin
                 ())
     full = tuple(o - t for o, t in zip(out_shape[2:], tails))
     if min(full) <= 0:  # every output row lies past the full size: all zeros
-        return wrap(np.zeros(out_shape, g._data.dtype))
+        return const(np.zeros(out_shape, g._data.dtype))
     prim = shared(Conv3DBackpropInput if len(stride) == 3 else Conv2DBackpropInput, w.shape[0],
                   tuple(w.shape[2:]), "pad", inner, None, 1, tuple(stride), tuple(dilation),
                   group)

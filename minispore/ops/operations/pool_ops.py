@@ -9,9 +9,9 @@ import math
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from ..._autodiff.tape import apply
+from ..._autodiff.tape import apply, const
 from ..._validator import check_one_of
-from ..primitive import Primitive, register, shared
+from ..primitive import Primitive, data_function, register, shared
 
 
 # ---- window geometry (shared with conv_ops) ------------------------------------------------------
@@ -245,7 +245,8 @@ class _MaxPoolBase(_PoolGeometry):
         return win.max(axis=(4, 5))
 
     def _grad(self, x, out, dvalues):
-        return window_scatter(self, dvalues, _max_mask(x._data, out._data, self), x.shape)
+        return window_scatter(self, dvalues, data_function(_max_mask, x, out, static=(self,)),
+                              x.shape)
 
 
 @register
@@ -329,7 +330,7 @@ class AvgPool(_PoolGeometry):
     def bprop(self, saved, dout, needs):
         shape = saved[0]
         weights = (1.0 / self.divisor(shape))[:, :, None, None].astype(dout._data.dtype)
-        return (window_scatter(self, dout, weights, shape),)
+        return (window_scatter(self, dout, const(weights), shape),)
 
 
 # ---- the linear pair behind pooling gradients ----------------------------------------------------

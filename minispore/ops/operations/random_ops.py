@@ -196,6 +196,25 @@ class SeededPrimitive(Primitive):
         return g
 
 
+class DropoutKeep(Primitive):
+    """Dropout's scaled keep mask of `shape`, drawn at every call from the global stream or the
+    op-level `seed`'s: where `random(shape) >= p`, 1 / (1 - p), else 0; with `below`, where
+    `random(shape) < p`, 1 / p. A primitive (no inputs) so a graph-mode replay draws anew."""
+
+    inputs = ()
+    differentiable = False
+
+    def __init__(self, shape, p, dtype, seed=None, below=False):
+        super().__init__()
+        self.shape, self.p, self.dtype, self.seed, self.below = shape, p, dtype, seed, below
+
+    def forward(self):
+        r = _seed.generator(self.seed).random(self.shape)
+        if self.below:
+            return ((r < self.p) / self.p).astype(self.dtype)
+        return ((r >= self.p) / (1.0 - self.p)).astype(self.dtype)
+
+
 class Bernoulli(Primitive):
     """`Bernoulli(seed=-1, offset=0)(x, p)`: 0/1 samples, 1 with probability p (a number, or a
     Tensor of x's shape or of one element), in x's shape and dtype. seed -1 draws from the

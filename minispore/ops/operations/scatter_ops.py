@@ -6,7 +6,7 @@ Ties in max/min split the gradient evenly among the tied elements (the library's
 and MindSpore's rule for these ops)."""
 import numpy as np
 
-from ..._autodiff.tape import apply, wrap
+from ..._autodiff.tape import apply, const, wrap
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
 from ..primitive import Primitive, register
@@ -142,7 +142,7 @@ def _segment_others(rows, flat, n):
     pos[order] = np.arange(flat.size) - starts[flat[order]]
     width = max(int(counts.max()) if counts.size else 1, 1)
     rest = tuple(rows.shape[1:])
-    ones = wrap(np.ones((n, width) + rest, rows._data.dtype))
+    ones = const(np.ones((n, width) + rest, rows._data.dtype))
     padded = A.setitem(ones, (flat, pos), rows)
     return A.getitem(R.prod_others(padded, (1,)), (flat, pos))
 
