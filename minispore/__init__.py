@@ -6,6 +6,7 @@ from .common.api import JitConfig, jit, jit_class
 from .common.dtype import *  # noqa: F401,F403  (float32, int64, ...)
 from .common.dtype import dtype_to_nptype, get_py_obj_dtype, pytype_to_dtype
 from .common.parameter import Parameter, ParameterTuple
+from .common.device import DeviceCtx
 from .common.seed import (Generator, default_generator, get_rng_state, get_seed, initial_seed,
                           seed, set_rng_state, set_seed)
 from .common.tensor import Tensor, from_numpy, frombuffer, is_tensor, tensor
@@ -19,6 +20,7 @@ from ._autodiff.anomaly import detect_anomaly
 from ._autodiff.recompute import recompute
 from ._autodiff.functional import jacfwd, jacrev, jvp, vjp
 from ._autodiff.batching import vmap
+from ._autodiff.saved_hooks import register_saved_tensors_hooks, saved_tensors_hooks
 from .ops.function.sparse_func import COOTensor, CSRTensor, RowTensor
 from .ops.function.sparse_func import COOTensor as SparseTensor  # MindSpore's deprecated name
 from . import nn
@@ -42,6 +44,8 @@ from . import dataset  # noqa: E402,F401
 from . import train  # noqa: E402,F401
 from . import communication, mindrecord, numpy, profiler  # noqa: E402,F401  (mindspore.numpy, ...)
 from .profiler import Profiler  # noqa: E402,F401
+from .profiler._flops import flops_collection  # noqa: E402,F401
+from .train import FlopsUtilizationCollector  # noqa: E402,F401
 from .train.summary import SummaryCollector, SummaryRecord  # noqa: E402,F401
 from .train._export import export, load, load_mindir, save_mindir  # noqa: E402,F401
 from . import onnx  # noqa: E402,F401  (mindspore.onnx.export)
@@ -65,6 +69,14 @@ from .runtime import (  # noqa: E402,F401  (streams, events and runtime settings
     Event, Stream, StreamCtx, communication_stream, swap_tensors, current_stream, default_stream,
     launch_blocking, lazy_inline, no_inline, run_check, set_cur_stream, set_deterministic,
     set_recursion_limit, synchronize)
+from ._memory import (  # noqa: E402,F401  (memory statistics answered on the host)
+    empty_cache, max_memory_reserved, memory_allocated, memory_reserved, memory_stats,
+    memory_summary, ms_memory_recycle, reset_max_memory_reserved, reset_peak_memory_stats)
+from ._affinity import set_cpu_affinity  # noqa: E402,F401
+from . import log  # noqa: E402,F401
+from . import parallel  # noqa: E402,F401
+from .parallel import Layout, load_segmented_checkpoints, shard  # noqa: E402,F401
+from .log import get_level, get_log_config  # noqa: E402,F401
 from ._missing import missing_names  # noqa: E402
 
 # glibc keeps large NumPy temporaries mapped between steps instead of faulting fresh pages in on

@@ -11,6 +11,10 @@ from ._validator import check_bool, check_int, type_name
 from ._version import __version__
 from .common import _writes
 from .common.tensor import Tensor
+from ._affinity import set_cpu_affinity  # noqa: F401
+from ._memory import (  # noqa: F401  (mindspore.runtime's memory functions)
+    empty_cache, max_memory_reserved, memory_allocated, memory_reserved, memory_stats,
+    memory_summary, reset_max_memory_reserved, reset_peak_memory_stats)
 
 __all__ = ["swap_tensors", "Event", "Stream", "StreamCtx", "current_stream", "default_stream", "set_cur_stream",
            "synchronize", "communication_stream", "launch_blocking", "set_deterministic",

@@ -7,6 +7,7 @@ import numpy as np
 from ..common import _writes
 from ..common.tensor import Tensor
 from ..ops.primitive import Primitive
+from . import tape as _tape
 from .engine import _fit, vjp_of
 from .tape import _tracked, needs_of, pause_recording, recording
 
@@ -75,7 +76,8 @@ def record_outputs(tape, prim, ins, out, inputs):
         if out._data.dtype.kind not in "fc":
             return out
         t = _tracked(out._data, tape)
-        tape.nodes.append((prim, ins, needs, t._slot, prim.save(inputs, t), _writes.clock, None))
+        tape.nodes.append((prim, ins, needs, t._slot, _saved(prim, inputs, t), _writes.clock,
+                           None))
         return t
     if not isinstance(out, (tuple, list)):
         raise TypeError(f"For '{prim.name}', the outputs must be a Tensor or a tuple of Tensors "
@@ -93,8 +95,14 @@ def record_outputs(tape, prim, ins, out, inputs):
             spec.append((-1, (), None))
             items.append(o)
     res = items if isinstance(out, list) else tuple(items)
-    tape.nodes.append((prim, ins, needs, tuple(spec), prim.save(inputs, res), _writes.clock, None))
+    tape.nodes.append((prim, ins, needs, tuple(spec), _saved(prim, inputs, res), _writes.clock,
+                       None))
     return res
+
+
+def _saved(prim, inputs, out):
+    saved = prim.save(inputs, out)
+    return _tape._pack(saved) if _tape._packing else saved  # saved-tensor hooks (saved_hooks.py)
 
 
 # ---- Cell.bprop ---------------------------------------------------------------------------------

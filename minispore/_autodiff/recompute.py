@@ -5,7 +5,7 @@ import weakref
 
 from ..common import _writes, seed as _seed
 from ..common.tensor import Tensor
-from . import tape as _tape
+from . import saved_hooks, tape as _tape
 from .custom import record_outputs
 from .engine import backward
 from .tape import _state, recording
@@ -49,7 +49,8 @@ def run_recomputed(fn, args, kwargs):
     first_node, first_slot = len(nodes), tape.n_slots
     rng = _seed._streams_state()
     versions = [_writes.version_of(a) for a in args if isinstance(a, Tensor)]
-    out = fn(*args, **kwargs)
+    with saved_hooks.suspended():  # the block's record is dropped below: nothing of it is kept
+        out = fn(*args, **kwargs)
     if versions != [_writes.version_of(a) for a in args if isinstance(a, Tensor)]:
         raise ValueError("For 'recompute', the block wrote to one of its inputs in place: "
                          "recomputing it would read other values. Write to a copy instead")

@@ -53,6 +53,11 @@ _active_lock = threading.Lock()
 # `_state.capture` and counts itself here; while it is 0 the call paths pay one global check).
 _capturing = 0
 
+# How many `saved_tensors_hooks` blocks are open, in any thread; while it is 0 a node's saved
+# tuple is kept as built, else it goes through `_pack` (saved_hooks.py hands it over).
+_packing = 0
+_pack = None
+
 
 def _capture(prim, operands, result, how):
     rec = _state.capture
@@ -349,8 +354,10 @@ def call1(prim, x):
             t._tape = tape.token
             t._slot = slot
             t._version = 0
-            tape.nodes.append((prim, (x._slot,), NEEDS1, slot, prim._save1(x, t), _writes.clock,
-                               None))
+            saved = prim._save1(x, t)
+            if _packing:
+                saved = _pack(saved)
+            tape.nodes.append((prim, (x._slot,), NEEDS1, slot, saved, _writes.clock, None))
             if _capturing:
                 _capture(prim, (x,), t, "call")
             return t
@@ -383,8 +390,11 @@ def call2(prim, x, y):
                 # input is a constant, only what the other input's gradient reads)
                 save = prim._save2 if sx >= 0 and sy >= 0 else \
                     prim._save2_tf if sx >= 0 else prim._save2_ft
+                saved = save(x, y, t)
+                if _packing:
+                    saved = _pack(saved)
                 tape.nodes.append((prim, (sx, sy), NEEDS2[(sx >= 0, sy >= 0)], t._slot,
-                                   save(x, y, t), _writes.clock, None))
+                                   saved, _writes.clock, None))
                 if _capturing:
                     _capture(prim, (x, y), t, "call")
                 return t
@@ -475,7 +485,10 @@ def _record_binary(tape, prim, x, y, out):
             meta = ((a.shape, a.dtype), None) if x_is_t else (None, (a.shape, a.dtype))
     t = _tracked(out, tape)
     save = prim._save2 if sx >= 0 and sy >= 0 else prim._save2_tf if sx >= 0 else prim._save2_ft
-    tape.nodes.append((prim, (sx, sy), NEEDS2[(sx >= 0, sy >= 0)], t._slot, save(x, y, t),
+    saved = save(x, y, t)
+    if _packing:
+        saved = _pack(saved)
+    tape.nodes.append((prim, (sx, sy), NEEDS2[(sx >= 0, sy >= 0)], t._slot, saved,
                        _writes.clock, meta))
     return t
 
@@ -490,11 +503,15 @@ def _record_scalar_op(tape, prim, t, scalar, out, reflected):
     r._slot = slot
     r._version = 0
     if reflected:
-        tape.nodes.append((prim, (-1, t._slot), NEEDS_FT, slot, prim._save2_ft(scalar, t, r),
-                           _writes.clock, None))
+        saved = prim._save2_ft(scalar, t, r)
+        if _packing:
+            saved = _pack(saved)
+        tape.nodes.append((prim, (-1, t._slot), NEEDS_FT, slot, saved, _writes.clock, None))
     else:
-        tape.nodes.append((prim, (t._slot, -1), NEEDS_TF, slot, prim._save2_tf(t, scalar, r),
-                           _writes.clock, None))
+        saved = prim._save2_tf(t, scalar, r)
+        if _packing:
+            saved = _pack(saved)
+        tape.nodes.append((prim, (t._slot, -1), NEEDS_TF, slot, saved, _writes.clock, None))
     return r
 
 
@@ -623,13 +640,16 @@ def _record(tape, prim, args, ins, out):
                 slots.append((-1, o.shape, o.dtype))
             outs.append(t)
         t = tuple(outs)
-        tape.nodes.append((prim, ins, needs_of(ins), tuple(slots), prim.save(args, t),
-                           _writes.clock, meta))
-        return t
-    if out.dtype.kind not in "fc":
+        slot = tuple(slots)
+    elif out.dtype.kind not in "fc":
         return wrap(out)
-    t = _tracked(out, tape)
-    tape.nodes.append((prim, ins, needs_of(ins), t._slot, prim.save(args, t), _writes.clock, meta))
+    else:
+        t = _tracked(out, tape)
+        slot = t._slot
+    saved = prim.save(args, t)
+    if _packing:
+        saved = _pack(saved)
+    tape.nodes.append((prim, ins, needs_of(ins), slot, saved, _writes.clock, meta))
     return t
 
 

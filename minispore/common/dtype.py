@@ -1,4 +1,6 @@
 """MindSpore's dtype objects (`minispore.float32` prints `Float32`) and its type promotion."""
+import enum
+
 import numpy as np
 
 __all__ = [
@@ -7,7 +9,7 @@ __all__ = [
     "half", "single", "double", "float_", "int_", "uint", "number", "tensor_type",
     "dtype_to_nptype", "dtype_to_pytype", "pytype_to_dtype", "get_py_obj_dtype",
     "byte", "ubyte", "short", "ushort", "intc", "uintc", "intp", "uintp", "long", "cfloat",
-    "cdouble", "string", "list_", "tuple_", "type_none",
+    "cdouble", "string", "list_", "tuple_", "type_none", "Int", "TensorType", "QuantDtype",
 ]
 
 
@@ -39,6 +41,82 @@ def _lookup(name):
     return _BY_NAME[name]
 
 
+class _IntKind(type):
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, Type) and obj._name in ("int", "int8", "int16", "int32", "int64")
+
+
+class Int(Type, metaclass=_IntKind):
+    """The type of MindSpore's signed integer dtypes: `isinstance(x.dtype, Int)`; `Int(32)` is
+    `int32`, `Int()` the category `int_`. The dtype objects stay plain `Type`s (code that keys
+    on `type(dtype) is Type` sees no change); `isinstance` recognises them by name."""
+
+    __slots__ = ()
+
+    def __new__(cls, nbits=None):
+        if nbits is None:
+            return int_
+        if isinstance(nbits, bool) or not isinstance(nbits, (int, np.integer)):
+            raise TypeError(f"For 'Int', 'nbits' must be an int, but got {type(nbits).__name__}")
+        if nbits not in (8, 16, 32, 64):
+            raise RuntimeError(f"For Int type only support number of 8bits, 16bits, 32bits and "
+                               f"64bits, but got {nbits}bits")
+        return _BY_NAME[f"int{nbits}"]
+
+    def __init__(self, nbits=None):
+        pass  # the object exists already
+
+
+class TensorType(Type):
+    """The type of a Tensor of element dtype `element` (`get_py_obj_dtype(tensor)`): prints
+    `Tensor[Float32]`; `TensorType()` is the category `tensor_type`. One object per element
+    dtype, so they compare by identity as every dtype does."""
+
+    __slots__ = ("_element",)
+    _cache = {}
+
+    def __new__(cls, element=None):
+        t = cls._cache.get(element)
+        if t is None:
+            if element is not None and (not isinstance(element, Type) or
+                                        isinstance(element, TensorType)):
+                raise TypeError(f"For 'TensorType', 'element' must be a MindSpore dtype, but "
+                                f"got {type(element).__name__}")
+            t = object.__new__(cls)
+            if element is None:
+                Type.__init__(t, "tensor", None, "Tensor")
+            else:
+                Type.__init__(t, f"tensor[{element._name}]", None, f"Tensor[{element}]")
+            t._element = element
+            cls._cache[element] = t
+        return t
+
+    def __init__(self, element=None):
+        pass  # made by __new__
+
+    def element_type(self):
+        """The element dtype (None for the category)."""
+        return self._element
+
+    def __reduce__(self):
+        return (TensorType, (self._element,))
+
+
+class QuantDtype(enum.Enum):
+    """Quantisation data types, INT1-INT16 and UINT1-UINT16; `value()` gives the number
+    MindSpore serialises them by."""
+    INT1, INT2, INT3, INT4, INT5, INT6, INT7, INT8 = range(0, 8)
+    INT9, INT10, INT11, INT12, INT13, INT14, INT15, INT16 = range(8, 16)
+    UINT1, UINT2, UINT3, UINT4, UINT5, UINT6, UINT7, UINT8 = range(100, 108)
+    UINT9, UINT10, UINT11, UINT12, UINT13, UINT14, UINT15, UINT16 = range(108, 116)
+
+    def __str__(self):
+        return self.name
+
+    def value(self):
+        return self._value_
+
+
 bool_ = Type("bool", np.bool_, "Bool")
 int8 = Type("int8", np.int8, "Int8")
 int16 = Type("int16", np.int16, "Int16")
@@ -66,7 +144,7 @@ float_ = Type("float", None, "Float")
 int_ = Type("int", None, "Int")
 uint = Type("uint", None, "UInt")
 number = Type("number", None, "Number")
-tensor_type = Type("tensor", None, "Tensor")
+tensor_type = TensorType()
 string = Type("string_", None, "String")  # the types of non-tensor values in MindSpore's graphs
 list_ = Type("list_", None, "List")
 tuple_ = Type("tuple_", None, "Tuple")
@@ -110,10 +188,24 @@ def pytype_to_dtype(obj):
     return from_np(np.dtype(obj))
 
 
+_PY_OBJ = {list: list_, tuple: tuple_, str: string, type(None): type_none}
+
+
 def get_py_obj_dtype(obj):
-    """The dtype MindSpore gives a Python object."""
-    if hasattr(obj, "dtype"):
-        return obj.dtype
+    """The type MindSpore gives a Python object: `TensorType(dtype)` for a Tensor (anything
+    whose `dtype` is a MindSpore dtype), the dtype of a NumPy scalar or Python number,
+    `list_` / `tuple_` / `string` / `type_none`. A NumPy array has none (NotImplementedError,
+    as in MindSpore)."""
+    dt = getattr(obj, "dtype", None)
+    if isinstance(dt, Type):
+        return TensorType(dt)
+    if isinstance(obj, np.generic):
+        return from_np(obj.dtype)
+    if type(obj) in _PY_OBJ:
+        return _PY_OBJ[type(obj)]
+    if isinstance(obj, np.ndarray):
+        raise NotImplementedError(f"The python type {type(obj)} cannot be converted to "
+                                  "MindSpore type.")
     return pytype_to_dtype(type(obj))
 
 

@@ -1,13 +1,14 @@
-"""Parameter: a named, trainable Tensor; ParameterTuple."""
+"""Parameter: a named, trainable Tensor; ParameterTuple; `no_init_parameters`."""
+import contextlib
 import itertools
 
 import numpy as np
 
-from . import _writes
+from . import _writes, dtype as mstype
 from .initializer import initializer
-from .tensor import Tensor, _to_array
+from .tensor import Tensor, _LazyTensor, _to_array
 
-__all__ = ["Parameter", "ParameterTuple"]
+__all__ = ["Parameter", "ParameterTuple", "no_init_parameters"]
 
 _unnamed = itertools.count(1)
 
@@ -30,9 +31,18 @@ class Parameter(Tensor):
     __slots__ = ("name", "_requires_grad", "layerwise_parallel", "parallel_optimizer",
                  "_explicit_name")
 
+    # False inside `no_init_parameters()`: a parameter made from an initializer keeps it
+    # undrawn until first needed.
+    init_param = True
+    # True inside `DeviceCtx("meta")`: a new parameter has a shape and dtype but no values.
+    _on_meta = False
+
     def __init__(self, default_input, name=None, requires_grad=True, layerwise_parallel=False,
                  parallel_optimizer=True):
-        if isinstance(default_input, (Tensor, np.ndarray)) or isinstance(default_input, list):
+        lazy = type(default_input) is _LazyTensor
+        if lazy and (Parameter._on_meta or not Parameter.init_param):
+            data = _data_slot.__get__(default_input)  # the recipe, drawn later
+        elif isinstance(default_input, (Tensor, np.ndarray)) or isinstance(default_input, list):
             data = _to_array(default_input, None)
         elif isinstance(default_input, bool):
             data = np.asarray(default_input)
@@ -53,6 +63,17 @@ class Parameter(Tensor):
         self.requires_grad = requires_grad
         self.layerwise_parallel = layerwise_parallel
         self.parallel_optimizer = parallel_optimizer
+        if Parameter._on_meta:
+            data = _data_slot.__get__(self)
+            _data_slot.__set__(self, _OnMeta(data.shape, data.dtype, lazy))
+            self.__class__ = _LazyParameter
+        elif lazy and not Parameter.init_param:
+            self.__class__ = _LazyParameter
+
+    def requires_grad_(self, requires_grad=True):
+        """Set `requires_grad` (whether `trainable_params()` lists it). Returns None, as
+        MindSpore 2.10 does."""
+        self.requires_grad = bool(requires_grad)
 
     @property
     def requires_grad(self):
@@ -135,6 +156,99 @@ class Parameter(Tensor):
 
     def __reduce__(self):
         return (Parameter, (self._data, self.name, self.requires_grad))
+
+
+_data_slot = Tensor._data
+
+
+class _OnMeta:
+    """The recipe of a parameter made on the 'meta' device: a shape and dtype, no values."""
+    __slots__ = ("shape", "dtype", "has_init")
+
+    def __init__(self, shape, dtype, has_init):
+        self.shape, self.dtype, self.has_init = shape, np.dtype(dtype), has_init
+
+    def draw(self):
+        raise RuntimeError("Not support copy between src:meta and dst:CPU: a parameter made "
+                           "on the 'meta' device has no values until 'Cell.to_empty' or "
+                           "'set_data' gives it some")
+
+
+class _LazyParameter(Parameter):
+    """A Parameter made inside `no_init_parameters()` from an initializer, or on the 'meta'
+    device: it knows its shape and dtype, and draws its values when they are first read (any
+    op, `init_data`, `Cell.init_parameters_data`; on 'meta' that raises RuntimeError);
+    `set_data` and `Cell.to_empty` give it values without drawing."""
+    __slots__ = ()
+
+    @property
+    def _data(self):
+        arr = _data_slot.__get__(self).draw()
+        _data_slot.__set__(self, arr)
+        self.__class__ = Parameter
+        return arr
+
+    @_data.setter
+    def _data(self, value):
+        _data_slot.__set__(self, value)
+        self.__class__ = Parameter
+
+    @property
+    def shape(self):
+        return _data_slot.__get__(self).shape
+
+    @property
+    def dtype(self):
+        return mstype.NP_TO_MS[_data_slot.__get__(self).dtype]
+
+    @property
+    def size(self):
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    @property
+    def has_init(self):
+        return getattr(_data_slot.__get__(self), "has_init", True)
+
+    def init_data(self, slice_index=None, shape=None, opt_shard_group=None):
+        if type(_data_slot.__get__(self)) is not _OnMeta:  # on 'meta' there is nothing to draw
+            self._data  # noqa: B018  (reading it draws the values)
+        return self
+
+    def set_data(self, data, slice_shape=False, sliced_shape=None):
+        pending = _data_slot.__get__(self)
+        # replaced before ever drawn: the dtype comes from the recipe, untouched pages stand in
+        _data_slot.__set__(self, np.empty(pending.shape, pending.dtype))
+        self.__class__ = Parameter
+        try:
+            return Parameter.set_data(self, data, slice_shape, sliced_shape)
+        except BaseException:
+            _data_slot.__set__(self, pending)
+            self.__class__ = _LazyParameter
+            raise
+
+    def __repr__(self):
+        return (f"Parameter (name={self.name}, shape={self.shape}, dtype={self.dtype}, "
+                f"requires_grad={self.requires_grad})")
+
+    __str__ = __repr__
+
+
+def on_meta(p):
+    """Whether Parameter `p` lives on the 'meta' device (a shape and dtype, no values)."""
+    return type(p) is _LazyParameter and type(_data_slot.__get__(p)) is _OnMeta
+
+
+@contextlib.contextmanager
+def no_init_parameters():
+    """Parameters made from an initializer inside the block are not drawn: each keeps its
+    initializer until its values are first needed, `init_data()` or
+    `Cell.init_parameters_data()` draws them, or `set_data` replaces them. Parameters made from
+    values (a Tensor, an array) are unaffected."""
+    Parameter.init_param = False
+    try:
+        yield
+    finally:
+        Parameter.init_param = True
 
 
 class ParameterTuple(tuple):

@@ -100,6 +100,12 @@ class Tensor:
     def has_init(self):
         return False
 
+    def requires_grad_(self, requires_grad=True):
+        """A Parameter sets its `requires_grad`. A plain Tensor has no gradient flag here
+        (transforms differentiate by argument position), so nothing changes. Returns None, as
+        MindSpore 2.10 does."""
+        return None
+
     def dim(self):
         return self._data.ndim
 

@@ -9,3 +9,5 @@ from .dynamic_lr import *  # noqa: F401,F403
 from .wrap import *  # noqa: F401,F403
 from .metrics import *  # noqa: F401,F403
 from . import metrics
+from . import utils
+from .utils import no_init_parameters

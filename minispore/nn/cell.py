@@ -13,12 +13,13 @@ from .._autodiff import hooks as _hooks
 from .._autodiff.custom import call_with_bprop
 from .._autodiff.recompute import run_recomputed
 from .._autodiff import tape as _tape
+from .._autodiff.saved_hooks import saved_tensors_hooks
 from .._autodiff.tape import compute_in, recording
 from .._jit import graph_call
 from .._validator import check_type
 from ..common import _writes, dtype as mstype
 from ..common import seed as _seed
-from ..common.parameter import Parameter, ParameterTuple
+from ..common.parameter import Parameter, ParameterTuple, on_meta
 from ..common.tensor import Tensor
 from ..ops.operations.math_ops import cast
 
@@ -49,6 +50,30 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
 
 def _compute_construct(np_dtype, construct, *args, **kwargs):
     return compute_in(np_dtype, construct, args, kwargs)
+
+
+def _with_saved_hooks(hooks, construct, *args, **kwargs):
+    with saved_tensors_hooks(*hooks):
+        return construct(*args, **kwargs)
+
+
+def _with_param_hooks(cell, hooks, construct, *args, **kwargs):
+    """construct(*args, **kwargs) with each hooked parameter attribute of `cell` and its
+    descendants reading as `hook(parameter)` (recorded ops: gradients reach the parameter)."""
+    by_param, for_all = hooks
+    swapped = []
+    try:
+        for _, c in cell.cells_and_names():
+            d = c.__dict__
+            for name, p in c._params.items():
+                hook = by_param.get(id(p), (None, for_all))[1]
+                if hook is not None and d.get(name) is p:
+                    d[name] = hook(p)
+                    swapped.append((d, name, p))
+        return construct(*args, **kwargs)
+    finally:
+        for d, name, p in swapped:
+            d[name] = p
 
 
 def _join(prefix, path):
@@ -607,6 +632,36 @@ class Cell:
                 _writes.bump_version(t)
         return self
 
+    def to_empty(self, *, device=None, recurse=True):
+        """Give every parameter (kept as the same object) and buffer (a new Tensor) fresh,
+        uninitialised storage of its shape and dtype, without reading the old values (a
+        parameter still undrawn from `no_init_parameters` is never drawn). `device`: 'CPU' (any
+        case), or None to keep each one's device: as in MindSpore 2.10, parameters made under
+        `DeviceCtx("meta")` then stay without values. Returns self."""
+        if device is not None:
+            if not isinstance(device, str):
+                raise TypeError(f"For 'Cell.to_empty', 'device' must be a str or None, but got "
+                                f"{type(device).__name__}")
+            if device.upper() in ("ASCEND", "GPU"):
+                raise RuntimeError(f"For 'Cell.to_empty', the device {device!r} is not "
+                                   "available: minispore runs on NumPy and supports only 'CPU'")
+            if device.upper() != "CPU":
+                raise ValueError(f"For 'Cell.to_empty', 'device' must be 'CPU', 'Ascend' or "
+                                 f"'GPU', but got {device!r}")
+        for p in self.get_parameters(expand=recurse):
+            if device is None and on_meta(p):
+                continue
+            p._data = np.empty(p.shape, mstype.to_np(p.dtype))
+            _writes.bump_version(p)
+        cells = [c for _, c in self.cells_and_names()] if recurse else [self]
+        for cell in cells:
+            for name, (t, persistent) in list(cell._buffers.items()):
+                if t is not None:
+                    fresh = Tensor.from_numpy(np.empty(t.shape, mstype.to_np(t.dtype)))
+                    cell._buffers[name] = (fresh, persistent)
+                    cell.__dict__[name] = fresh
+        return self
+
     def cast_inputs(self, inputs, dst_type):
         """`inputs` with every floating-point Tensor cast to `dst_type`."""
         return tuple(cast(x, dst_type) if isinstance(x, Tensor) and x._data.dtype.kind == "f"
@@ -692,6 +747,12 @@ class Cell:
         elif "_compute_policy" in self.__dict__:  # amp_level 'auto': per-primitive lists
             construct = functools.partial(_compute_construct, self.__dict__["_compute_policy"],
                                           construct)
+        param_hooks = self.__dict__.get("_param_forward_hooks")
+        if param_hooks is not None:
+            construct = functools.partial(_with_param_hooks, self, param_hooks, construct)
+        saved_hooks = self.__dict__.get("_saved_tensors_hooks")
+        if saved_hooks is not None:
+            construct = functools.partial(_with_saved_hooks, saved_hooks, construct)
         if callable(getattr(type(self), "bprop", None)):
             return call_with_bprop(self, construct, args, kwargs)
         if self.__dict__.get("_recompute"):
@@ -702,7 +763,8 @@ class Cell:
         d = self.__dict__
         d["_fast"] = (type(self)._fast and d.get("_compute_dtype") is None and
                       "_compute_policy" not in d and
-                      not d.get("_recompute") and not d.get("_cell_hooks"))
+                      not d.get("_recompute") and not d.get("_cell_hooks") and
+                      "_saved_tensors_hooks" not in d and "_param_forward_hooks" not in d)
 
     # ---- hooks and recompute -------------------------------------------------------------------
     def _hook_tables(self):
@@ -716,6 +778,49 @@ class Cell:
         key = table.add(entry, prepend)
         self._refresh_call_path()
         return _hooks.HookHandle(table, key, self)
+
+    def register_parameter_forward_hook(self, hook):
+        """Make the parameters read inside `construct` (this cell's and its descendants') read
+        as `hook(parameter)`. `hook` is a callable for every parameter, or a list of
+        `{"params": [Parameter, ...], "hook": callable}` dicts for chosen ones (which take
+        precedence). The hook's ops are recorded, so gradients reach the parameter through it.
+        (MindSpore applies these hooks only in graph mode; here both modes run them.)"""
+        by_param, for_all = self.__dict__.get("_param_forward_hooks", ({}, None))
+        if isinstance(hook, list):
+            for item in hook:
+                if not isinstance(item, dict):
+                    raise TypeError(f"For 'register_parameter_forward_hook', each item of the "
+                                    f"hook list must be a dict, but got {type(item).__name__}")
+                if "params" not in item or "hook" not in item:
+                    raise ValueError("For 'register_parameter_forward_hook', each dict of the "
+                                     "hook list must have both 'params' and 'hook' keys")
+                if not callable(item["hook"]):
+                    raise TypeError(f"For 'register_parameter_forward_hook', 'hook' must be "
+                                    f"callable, but got {type(item['hook']).__name__}")
+                for p in item["params"]:
+                    if not isinstance(p, Parameter):
+                        raise TypeError(f"For 'register_parameter_forward_hook', every item of "
+                                        f"'params' must be a Parameter, but got "
+                                        f"{type(p).__name__}")
+            by_param = dict(by_param)
+            for item in hook:
+                for p in item["params"]:
+                    by_param[id(p)] = (p, item["hook"])  # the Parameter keeps its id valid
+        elif callable(hook):
+            for_all = hook
+        else:
+            raise TypeError(f"For 'register_parameter_forward_hook', 'hook' must be a callable "
+                            f"or a list of dicts, but got {type(hook).__name__}")
+        self.__dict__["_param_forward_hooks"] = (by_param, for_all)
+        self._refresh_call_path()
+
+    def register_saved_tensors_hooks(self, pack_hook, unpack_hook):
+        """Run `construct` inside `saved_tensors_hooks(pack_hook, unpack_hook)`: the tensors its
+        ops save for backward are packed and unpacked by these hooks. Registering again replaces
+        them."""
+        saved_tensors_hooks(pack_hook, unpack_hook)  # checks both are callable
+        self.__dict__["_saved_tensors_hooks"] = (pack_hook, unpack_hook)
+        self._refresh_call_path()
 
     def register_forward_pre_hook(self, hook_fn, *, prepend=False, with_kwargs=False):
         """Call `hook_fn(cell, inputs)` before each `construct`; a non-None result replaces the

@@ -30,7 +30,10 @@ def float_input(x, name, cls):
 def new_parameter(fresh, name):
     """A Parameter named `name` over the array of `fresh`, a Tensor nothing else holds (an
     `initializer(...)` result): it takes the array over where Parameter(fresh) would copy it,
-    so a large parameter is allocated once."""
+    so a large parameter is allocated once. Inside `no_init_parameters()` it stays undrawn, on
+    the 'meta' device it has no values."""
+    if not Parameter.init_param or Parameter._on_meta:
+        return Parameter(fresh, name=name)
     p = Parameter(np.zeros((), fresh._data.dtype), name=name)
     p._data = fresh._data  # perf: adopt instead of copying (2x the parameter at the peak)
     return p
