@@ -800,10 +800,10 @@ def uninstall():
             setattr(owner, name, orig)
 
 
-def capture(fn, args, kwargs, arg_tensors):
+def capture(fn, args, kwargs, arg_tensors, recorder=None):
     """Run fn(*args, **kwargs) eagerly while recording. Returns (result, Trace or None, reason,
-    the outside Tensors the trace reads by reference)."""
-    rec = Recorder(arg_tensors)
+    the outside Tensors the trace reads by reference). `recorder`: a Recorder (subclass) to use."""
+    rec = Recorder(arg_tensors) if recorder is None else recorder
     clock = _writes.clock
     install()
     prev = _tape._state.capture

@@ -103,8 +103,7 @@ def test_mindir_round_trip(model, tmp_path):
     for batch in (1, 3, 3):  # the second call at batch 3 replays the captured graph
         x = Tensor(_inputs(shape, batch, batch))
         np.testing.assert_allclose(cell(x).asnumpy(), net(x).asnumpy(), rtol=1e-6, atol=1e-7)
-    if name in ("lstm", "transformer"):  # the convolutions' im2col input still runs eagerly
-        assert cell._jitted.stats["replays"] == 1
+    assert cell._jitted.stats["replays"] == 1
 
 
 @pytest.mark.parametrize("fmt", ["ONNX", "MINDIR"])

@@ -10,9 +10,7 @@ import inspect
 
 import numpy as np
 
-from ..._autodiff import tape as _tape
 from ..._jit import capture as _capture
-from ...common import _writes
 from ...common import dtype as mstype
 from ...common.parameter import Parameter
 from ...common.tensor import Tensor
@@ -77,22 +75,15 @@ class Graph:
         self.nodes, self.outputs, self.shapes, self.dtypes = nodes, outputs, shapes, dtypes
 
 
-_ABSENT = object()
-
-
 class _Recorder(_capture.Recorder):
-    """The graph-mode recorder, with two differences for export: an input a primitive recomputes
-    when absent (Conv2D's im2col `cols`) is recorded as absent, and a tensor built by library
-    code from NumPy data or wrapped from a fresh array (an LSTM's zero state, `ops.zeros`) is a
-    constant, as export freezes everything that does not depend on the inputs. A random draw
-    is such a constant too; the second capture finds it (it differs) and refuses it."""
+    """The graph-mode recorder (which already records Conv2D's im2col `cols`, a derived input,
+    as absent), with two differences for export: each node's output dtypes are kept, and a
+    tensor built by library code from NumPy data, wrapped from a fresh array or made by
+    `tape.const` (an LSTM's zero state, `ops.zeros`) is a constant, as export freezes
+    everything that does not depend on the inputs. A random draw is such a constant too; the
+    second capture finds it (it differs) and refuses it."""
 
     def record(self, prim, operands, out, how):
-        names = getattr(prim, "inputs", ())
-        if "cols" in names and len(operands) > names.index("cols"):
-            k = names.index("cols")
-            if type(operands[k]) is np.ndarray:
-                operands = (*operands[:k], _ABSENT, *operands[k + 1:])
         n = len(self.steps)
         super().record(prim, operands, out, how)
         if len(self.steps) > n:
@@ -102,11 +93,6 @@ class _Recorder(_capture.Recorder):
     def __init__(self, arg_tensors):
         super().__init__(arg_tensors)
         self.out_dtypes = {}
-
-    def operand(self, x, how):
-        if x is _ABSENT:
-            return ("c", None)
-        return super().operand(x, how)
 
     def ref(self, t):
         made = self.made.get(id(t))
@@ -119,26 +105,13 @@ class _Recorder(_capture.Recorder):
 
 def _capture_once(fn, args):
     rec = _Recorder(args)
-    clock = _writes.clock
-    _capture.install()
-    prev = _tape._state.capture
-    _tape._state.capture = rec
-    with _tape._active_lock:
-        _tape._capturing += 1
-    try:
-        result = fn(*args)
-    finally:
-        with _tape._active_lock:
-            _tape._capturing -= 1
-        _tape._state.capture = prev
-        _capture.uninstall()
-    if _writes.clock != clock:
+    _, trace, reason, _ = _capture.capture(fn, args, {}, list(args), recorder=rec)
+    if trace is not None:
+        return trace, rec.out_dtypes
+    if reason.startswith("an in-place write"):
         raise ExportError("the network wrote to a Parameter or buffer in inference mode; "
                           "export needs a pure forward")
-    try:
-        return rec.finish(result, list(args)), rec.out_dtypes
-    except _capture.Escape as e:
-        raise ExportError(f"the network cannot be captured as a graph: {e}") from None
+    raise ExportError(f"the network cannot be captured as a graph: {reason}")
 
 
 # The sizes a dynamic dimension takes in the two captures, by axis (distinct primes, so that a
