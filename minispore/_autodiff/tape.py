@@ -27,6 +27,7 @@ class _State(threading.local):
     tape = None  # the Tape this thread records on; None outside transforms and while paused
     compute = None  # the NumPy dtype of the `to_float` cell whose construct runs, or None
     capture = None  # the graph-mode recorder (minispore/_jit) this thread reports to, or None
+    jit_depth = 0  # how many jitted functions this thread is inside (captured, replayed or eager)
 
 
 _state = _State()

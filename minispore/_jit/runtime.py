@@ -147,6 +147,14 @@ class Jitted:
                                f"cannot be captured: {reason}")
 
     def __call__(self, *args, **kwargs):
+        state = _tape._state
+        state.jit_depth += 1  # what runs inside is graph code (ops.Morph checks it)
+        try:
+            return self._call(args, kwargs)
+        finally:
+            state.jit_depth -= 1
+
+    def _call(self, args, kwargs):
         if self.stats["disabled"] is not None:
             return self._eager(None, args, kwargs)
         if _tape._active or _tape._casting or _tape._capturing and \

@@ -6,7 +6,7 @@ from . import _tensor_methods  # noqa: F401  (binds Tensor operators and methods
 from . import _tensor_api  # noqa: F401  (binds the rest of MindSpore's Tensor API)
 from ._tensor_api import FUNCTIONS as _IN_PLACE_FUNCTIONS
 from .composite import GradOperation
-from .custom import Custom
+from .custom import Custom, Morph
 from .function import *  # noqa: F401,F403
 from .operations import *  # noqa: F401,F403
 from .primitive import PRIMITIVES, Primitive, PrimitiveWithCheck, PrimitiveWithInfer, \

@@ -1,13 +1,15 @@
-"""`ops.Custom`: a user operator from a Python (NumPy) function, with an optional Python bprop."""
+"""`ops.Custom`: a user operator from a Python (NumPy) function, with an optional Python bprop;
+`ops.Morph`: a user function of minispore ops used as one operator in graph code."""
 import numpy as np
 
-from .._autodiff.custom import user_grads
-from .._autodiff.tape import apply
+from .. import context
+from .._autodiff.custom import call_with_bprop, user_grads
+from .._autodiff.tape import _state, apply
 from .._validator import check_callable, check_one_of
 from ..common import dtype as mstype
 from .primitive import Primitive
 
-__all__ = ["Custom"]
+__all__ = ["Custom", "Morph"]
 
 # MindSpore's func_type values; only "pyfunc" runs without a device compiler.
 _FUNC_TYPES = ("hybrid", "akg", "tbe", "aicpu", "aot", "pyfunc")
@@ -136,3 +138,42 @@ def _per_output(spec, n, multi, name, is_single):
         raise ValueError(f"For 'Custom', the function returned {got} output(s) but '{name}' "
                          f"describes {len(spec)}")
     return list(spec)
+
+
+class Morph(Primitive):
+    """`Morph(fn, infer_shape, infer_dtype, bprop_fn=None)`: `fn` (written with minispore ops)
+    used as one operator. As in MindSpore it runs only in graph code: inside a `jit` function or
+    a Cell call under GRAPH_MODE (elsewhere RuntimeError). The call is `fn` applied to the
+    inputs, so gradients flow through `fn`'s ops, unless `bprop_fn(*inputs, out, dout)` gives
+    them (one per input). `infer_shape` and `infer_dtype` are kept as attributes; as in
+    MindSpore 2.10, the output is `fn`'s whatever they return."""
+
+    def __init__(self, fn, infer_shape, infer_dtype, bprop_fn=None):
+        super().__init__()
+        for name, f in (("fn", fn), ("infer_shape", infer_shape), ("infer_dtype", infer_dtype)):
+            check_callable(f, name, "Morph")
+        if bprop_fn is not None:
+            check_callable(bprop_fn, "bprop_fn", "Morph")
+        self.__dict__["_fn"] = fn
+        self.__dict__["infer_shape"] = infer_shape
+        self.__dict__["infer_dtype"] = infer_dtype
+        self.__dict__["bprop_fn"] = bprop_fn
+
+    def __call__(self, *args):
+        if not _state.jit_depth and context.get_context("mode") != context.GRAPH_MODE:
+            raise RuntimeError("Morph is only supported in GRAPH_MODE.")
+        if self.bprop_fn is None:
+            return self._fn(*args)
+        return call_with_bprop(_MorphBprop(self.bprop_fn), self._fn, args, {})
+
+
+class _MorphBprop:
+    """What `call_with_bprop` reads of a Cell with a `bprop`: the user's backward function."""
+
+    __slots__ = ("bprop",)
+
+    def __init__(self, bprop):
+        self.bprop = bprop
+
+
+_MorphBprop.__name__ = "Morph"  # the node's name in gradient errors: 'Morph.bprop'

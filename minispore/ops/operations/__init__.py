@@ -20,7 +20,7 @@ from . import (array_ops, comm_ops, conv_ops, debug_ops, einsum_ops, fft_ops, im
                linalg_ops, loss_ops, math_ops, misc_ops, nn_ops, norm_ops, optim_ops, pool_ops,
                random_ops, reduce_ops, scatter_ops, shape_ops, special_ops)  # (they register)
 from .. import function as F
-from ..custom import Custom  # noqa: F401  (ops.operations.Custom, as in MindSpore)
+from ..custom import Custom, Morph  # noqa: F401  (in ops.operations too, as in MindSpore)
 
 # Registered primitives that only serve other rules (`internal`, and the gradient kernels named
 # *Grad) have no MindSpore user-facing counterpart and stay out of the namespace.
@@ -501,7 +501,7 @@ class Dropout(Primitive):
         return x * scale, wrap(mask)
 
 
-__all__ = sorted(set(_REGISTERED) | set(_FAMILY_CLASSES) | {"identity", "Custom","BatchNorm", "Dropout", "Conv2DTranspose",
+__all__ = sorted(set(_REGISTERED) | set(_FAMILY_CLASSES) | {"identity", "Custom", "Morph", "BatchNorm", "Dropout", "Conv2DTranspose",
     "Primitive", "PrimitiveWithInfer", "PrimitiveWithCheck", "prim_attr_register", "Div",
     "BroadcastTo", "Pad", "ReduceStd", "Gather", "Split", "SplitV", "Ones", "Zeros", "OnesLike", "ZerosLike",
     "Fill", "Eye", "Shape", "Rank", "Size", "OneHot", "Unique", "GatherD", "BiasAdd", "GeLU", "ReLU6", "Elu",
