@@ -169,14 +169,17 @@ def wrap(arr):
 def const(arr):
     """`wrap` for library constants that do not depend on any tensor's data (a backward's ones
     and zeros): a graph-mode capture folds them into the trace instead of refusing them."""
-    t = _new(Tensor)
-    t._data = arr if type(arr) is _ndarray else _asarray(arr)
-    t._tape = None
-    t._version = 0
-    if _capturing:
-        rec = _state.capture
-        if rec is not None:
-            rec.constant(t)
+    if not _capturing:
+        return wrap(arr)
+    rec = _state.capture
+    if rec is None:
+        return wrap(arr)
+    _state.capture = None  # not a fresh wrap to this recorder: a constant
+    try:
+        t = wrap(arr)
+    finally:
+        _state.capture = rec
+    rec.constant(t)
     return t
 
 
