@@ -4,9 +4,9 @@ import itertools
 
 import numpy as np
 
-from . import _writes, dtype as mstype
+from . import _writes
 from .initializer import initializer
-from .tensor import Tensor, _LazyTensor, _to_array
+from .tensor import LazyValues, Tensor, _LazyTensor, _to_array
 
 __all__ = ["Parameter", "ParameterTuple", "no_init_parameters"]
 
@@ -174,36 +174,13 @@ class _OnMeta:
                            "'set_data' gives it some")
 
 
-class _LazyParameter(Parameter):
+class _LazyParameter(LazyValues, Parameter):
     """A Parameter made inside `no_init_parameters()` from an initializer, or on the 'meta'
     device: it knows its shape and dtype, and draws its values when they are first read (any
     op, `init_data`, `Cell.init_parameters_data`; on 'meta' that raises RuntimeError);
     `set_data` and `Cell.to_empty` give it values without drawing."""
     __slots__ = ()
-
-    @property
-    def _data(self):
-        arr = _data_slot.__get__(self).draw()
-        _data_slot.__set__(self, arr)
-        self.__class__ = Parameter
-        return arr
-
-    @_data.setter
-    def _data(self, value):
-        _data_slot.__set__(self, value)
-        self.__class__ = Parameter
-
-    @property
-    def shape(self):
-        return _data_slot.__get__(self).shape
-
-    @property
-    def dtype(self):
-        return mstype.NP_TO_MS[_data_slot.__get__(self).dtype]
-
-    @property
-    def size(self):
-        return int(np.prod(self.shape, dtype=np.int64))
+    _plain = Parameter
 
     @property
     def has_init(self):

@@ -404,23 +404,23 @@ class _Pending:
 _data_slot = Tensor._data
 
 
-class _LazyTensor(Tensor):
-    """A Tensor whose values are not drawn yet. It knows its shape and dtype; the first read of
-    its values (any op, `asnumpy`, `init_data`) draws them, and it becomes a plain Tensor."""
+class LazyValues:
+    """Mixed in first: the slot holds a recipe (`draw()`, `shape`, `dtype`) instead of values
+    until the first read draws them and the object becomes a plain `_plain`."""
     __slots__ = ()
+    _plain = None
 
     @property
     def _data(self):
-        pending = _data_slot.__get__(self)
-        arr = pending.draw()
+        arr = _data_slot.__get__(self).draw()
         _data_slot.__set__(self, arr)
-        self.__class__ = Tensor
+        self.__class__ = self._plain
         return arr
 
     @_data.setter
     def _data(self, value):
         _data_slot.__set__(self, value)
-        self.__class__ = Tensor
+        self.__class__ = self._plain
 
     @property
     def shape(self):
@@ -433,6 +433,13 @@ class _LazyTensor(Tensor):
     @property
     def size(self):
         return int(np.prod(self.shape, dtype=np.int64))
+
+
+class _LazyTensor(LazyValues, Tensor):
+    """A Tensor whose values are not drawn yet. It knows its shape and dtype; the first read of
+    its values (any op, `asnumpy`, `init_data`) draws them, and it becomes a plain Tensor."""
+    __slots__ = ()
+    _plain = Tensor
 
     @property
     def has_init(self):
