@@ -267,12 +267,17 @@ def one_hot(indices, depth, on_value=1, off_value=0, axis=-1):
         dt = np.dtype(np.float32)
     else:
         dt = np.dtype(np.int64)
-    on = np.asarray(on_value._data if isinstance(on_value, Tensor) else on_value, dt)
-    off = np.asarray(off_value._data if isinstance(off_value, Tensor) else off_value, dt)
-    out = np.where(idx[..., None] == np.arange(depth), on, off)
     if axis != -1:
-        out = np.moveaxis(out, -1, normalize_axis(axis, out.ndim, "one_hot"))
-    return wrap(out)
+        axis = normalize_axis(axis, idx.ndim + 1, "one_hot")
+    # a DataFunction node of the indices (and Tensor on/off values): a graph replay redoes it
+    return data_function(_one_hot, *[v if isinstance(v, Tensor) else const(np.asarray(v))
+                                     for v in (indices, on_value, off_value)],
+                         static=(depth, axis, dt))
+
+
+def _one_hot(idx, on, off, depth, axis, dt):
+    out = np.where(idx[..., None] == np.arange(depth), on.astype(dt), off.astype(dt))
+    return out if axis == -1 else np.moveaxis(out, -1, axis)
 
 
 # ---- similarity ----------------------------------------------------------------------------------
