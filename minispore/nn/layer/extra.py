@@ -3,7 +3,7 @@ SoftShrink, HShrink, Softmax2d, Roll, Tril, Triu, OneHot, Range, Norm, Moments, 
 RReLU, and the CosineSimilarity metric (MindSpore 2.10 exports that name from `nn` as a metric)."""
 import numpy as np
 
-from ..._autodiff.tape import wrap
+from ..._autodiff.tape import const, wrap
 from ..._validator import (
     check_bool,
     check_int,
@@ -18,6 +18,7 @@ from ...ops.function import array_func as AF
 from ...ops.function import math_func as F
 from ...ops.function import nn_func as NF
 from ...ops.operations import math_ops as M
+from ...ops.primitive import data_function
 from ..cell import Cell
 
 __all__ = [
@@ -76,8 +77,12 @@ def _reduce_axes(axis):
     return tuple(axis) if isinstance(axis, (tuple, list)) else axis
 
 
+def _abs_greater(a, bound):
+    return np.abs(a) > bound
+
+
 def _const(value, dtype):
-    return wrap(np.asarray(value, dtype))
+    return const(np.asarray(value, dtype))
 
 
 class Threshold(Cell):
@@ -96,7 +101,7 @@ class Threshold(Cell):
     def construct(self, input_x):
         check_type(input_x, Tensor, "input_x", "Threshold")
         dt = input_x._data.dtype
-        return AF.where(wrap(input_x._data > self.threshold), input_x, _const(self.value, dt))
+        return AF.where(data_function(np.greater, input_x, static=(self.threshold,)), input_x, _const(self.value, dt))
 
     def extend_repr(self):
         return f"threshold={self.threshold}, value={self.value}"
@@ -115,11 +120,11 @@ class SoftShrink(Cell):
 
     def construct(self, input):
         _check_float_input(input, "SoftShrink", "input")
-        a, dt = input._data, input._data.dtype
+        dt = input._data.dtype
         lam = _const(self.lambd, dt)
         zero = _const(0, dt)
-        inner = AF.where(wrap(a < -self.lambd), input + lam, zero)
-        return AF.where(wrap(a > self.lambd), input - lam, inner)
+        inner = AF.where(data_function(np.less, input, static=(-self.lambd,)), input + lam, zero)
+        return AF.where(data_function(np.greater, input, static=(self.lambd,)), input - lam, inner)
 
     def extend_repr(self):
         return f"lambd={self.lambd}"
@@ -135,7 +140,8 @@ class HShrink(Cell):
     def construct(self, input):
         _check_float_input(input, "HShrink", "input")
         a = input._data
-        return AF.where(wrap(np.abs(a) > self.lambd), input, _const(0, a.dtype))
+        return AF.where(data_function(_abs_greater, input, static=(self.lambd,)), input,
+                        _const(0, a.dtype))
 
     def extend_repr(self):
         return f"lambd={self.lambd}"
@@ -337,7 +343,7 @@ class ClipByNorm(Cell):
         clip_norm = M.cast(clip_norm, mstype.from_np(dt))
         sq = F.sum(F.square(x), _reduce_axes(self.axis), True)
         # sqrt only where positive, so an all-zero slice has a finite (zero) gradient
-        pos = wrap(sq._data > 0)
+        pos = data_function(np.greater, sq, static=(0,))
         one = _const(1, dt)
         l2 = AF.where(pos, F.sqrt(AF.where(pos, sq, one)), _const(0, dt))
         return x * clip_norm / F.maximum(l2, clip_norm)
@@ -374,7 +380,7 @@ class RReLU(Cell):
             slope = wrap(generator().uniform(self.lower, self.upper, a.shape).astype(a.dtype))
         else:
             slope = _const((self.lower + self.upper) / 2, a.dtype)
-        return AF.where(wrap(a >= 0), x, x * slope)
+        return AF.where(data_function(np.greater_equal, x, static=(0,)), x, x * slope)
 
     def extend_repr(self):
         return f"lower={self.lower}, upper={self.upper}"
