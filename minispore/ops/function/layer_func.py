@@ -16,7 +16,7 @@ from ..operations import reduce_ops as R
 from ..operations import linalg_ops as L
 from ..operations import norm_ops as Nn
 from ..operations import random_ops as RandomOps
-from ..primitive import Primitive, shared
+from ..primitive import Primitive, data_function, shared
 from ._checks import _tensor
 from . import math_func as MF
 from .math_func import matmul
@@ -318,8 +318,8 @@ def adaptive_avg_pool2d(input, output_size):
         blocks = A.reshape(input, lead + (oh, h // oh, ow, w // ow))
         return R.reduce_mean(blocks, (len(lead) + 1, len(lead) + 3))
     dt = input._data.dtype
-    ph = wrap(_averaging_matrix(h, oh, dt))
-    pw = wrap(_averaging_matrix(w, ow, dt).T.copy())
+    ph = const(_averaging_matrix(h, oh, dt))
+    pw = const(_averaging_matrix(w, ow, dt).T.copy())
     return matmul(matmul(ph, input), pw)
 
 
@@ -485,12 +485,16 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
         new[rows] *= np.minimum(1.0, max_norm / (norms + 1e-7))[:, None].astype(new.dtype)
         weight.assign_value(Tensor(new))
     out = A.gather(weight, idx, 0)
-    if padding_idx is not None:
-        pad = padding_idx % weight.shape[0]
-        hit = idx == pad
-        if hit.any():
-            out = M.select(wrap(hit[..., None]), stop_gradient(out), out)
+    if padding_idx is not None:  # the padding rows get no gradient (a select with no hit
+        # passes every gradient through unchanged; a graph replay recomputes the hits)
+        hit = data_function(_hits_of, input if isinstance(input, Tensor) else const(idx),
+                            static=(padding_idx % weight.shape[0],))
+        out = M.select(hit, stop_gradient(out), out)
     return out
+
+
+def _hits_of(idx, pad):
+    return (idx == pad)[..., None]
 
 
 def bias_add(input_x, bias):
