@@ -566,3 +566,30 @@ def test_a_view_of_an_argument_is_a_view_as_in_eager():
         expected[0, 0] = 7.0
         assert same(x2, x)
     assert jitted.stats["replays"] == 2
+
+
+_EMBEDDING = nn.Embedding(6, 3, padding_idx=0)
+
+
+def _padded_embedding_grad(ids):
+    return ms.grad(lambda i: (_EMBEDDING(i) * 1.5).sum(), None, _EMBEDDING.embedding_table)(ids)
+
+
+def _norm_grad(x):
+    return ms.grad(lambda t: ops.norm(t, dim=1).sum())(x)
+
+
+@pytest.mark.parametrize("fn, first, later", [
+    # library code that branches on the data (zeros under a norm's sqrt, NaN in nansum, empty
+    # segments, padding rows): the branch is a guard, so a later call with the other case is
+    # computed for it, never replayed from the first call's branch
+    (_norm_grad, [[1.0, 2.0], [3.0, 4.0]], [[0.0, 0.0], [3.0, 4.0]]),
+    (lambda x: ops.nansum(x, 1), [[1.0, 2.0], [3.0, 4.0]], [[np.nan, 2.0], [3.0, 4.0]]),
+    (lambda x: _padded_embedding_grad(ops.cast(x, ms.int32)), [[1, 2], [3, 4]], [[0, 2], [3, 0]]),
+], ids=["norm-gradient-at-zero", "nansum-nan", "embedding-padding-row"])
+def test_library_branches_on_data_are_guarded(fn, first, later):
+    jitted = ms.jit(fn)
+    for values in (first, first, later, later, first):
+        x = Tensor(np.array(values, np.float32))
+        assert same(fn(x), jitted(x))
+    assert jitted.stats["replays"] >= 2

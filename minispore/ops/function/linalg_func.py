@@ -17,7 +17,7 @@ from ..operations import math_ops as M
 from ..operations import reduce_ops as R
 from ..operations._kernels import normalize_axis
 from ..operations.einsum_ops import Einsum
-from ..primitive import Primitive, shared
+from ..primitive import Primitive, data_function, shared
 from . import array_func as AF
 from . import fft_func as FF
 from ._checks import _tensor
@@ -735,11 +735,11 @@ def _extreme(x, dims, keepdim, largest):
 
 def _safe_sqrt(ssq):
     """sqrt with gradient 0 (not inf) at 0: the subgradient of a norm there."""
-    zero = ssq._data == 0
+    zero = data_function(np.equal, ssq, static=(0,))  # a node and a guard under graph capture
     if not zero.any():
         return M.sqrt(ssq)
-    safe = M.select(wrap(zero), const(np.ones((), ssq._data.dtype)), ssq)
-    return M.select(wrap(zero), const(np.zeros((), ssq._data.dtype)), M.sqrt(safe))
+    safe = M.select(zero, const(np.ones((), ssq._data.dtype)), ssq)
+    return M.select(zero, const(np.zeros((), ssq._data.dtype)), M.sqrt(safe))
 
 
 def _count_nonzero(x, dims, keepdim):

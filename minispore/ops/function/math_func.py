@@ -690,8 +690,8 @@ def _last_two(ndim, d0, d1):
 
 def _safe_sqrt(ssq):
     """sqrt with gradient 0 (not inf) at 0: norms have a defined subgradient there."""
-    zero = ssq._data == 0
+    zero = data_function(np.equal, ssq, static=(0,))  # a node and a guard under graph capture
     if not zero.any():
         return sqrt(ssq)
-    safe = M.select(wrap(zero), 1.0, ssq)
-    return M.select(wrap(zero), 0.0, sqrt(safe))
+    safe = M.select(zero, 1.0, ssq)
+    return M.select(zero, 0.0, sqrt(safe))

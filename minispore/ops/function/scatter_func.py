@@ -19,7 +19,7 @@ from ..operations import array_ops as A
 from ..operations import math_ops as M
 from ..operations import scatter_ops as S
 from ..operations._kernels import normalize_axis
-from ..primitive import Primitive
+from ..primitive import Primitive, data_function
 from . import array_func as AF
 from ._checks import _tensor
 
@@ -507,15 +507,21 @@ def _segment(kind, input_x, segment_ids, op):
             "max": S.UnsortedSegmentMax, "min": S.UnsortedSegmentMin, "mean": S.UnsortedSegmentSum}
     out = apply(prim[kind](), (input_x, ids, n))
     counts = np.bincount(ids, minlength=n).reshape((n,) + (1,) * (input_x.ndim - 1))
-    if kind in ("max", "min"):
-        empty = np.broadcast_to(counts == 0, out.shape)
+    if kind in ("max", "min"):  # a node and a guard under graph capture
+        ids_t = segment_ids if isinstance(segment_ids, Tensor) else const(ids)
+        empty = data_function(_empty_segments, ids_t, static=(n, out.shape))
         if empty.any():
-            out = M.select(wrap(empty), const(np.zeros((), out._data.dtype)), out)
+            out = M.select(empty, const(np.zeros((), out._data.dtype)), out)
     elif kind == "mean":
         if out._data.dtype.kind in "iu":
             return wrap(_int_div(out._data, np.maximum(counts, 1).astype(out._data.dtype), op))
         out = out / wrap(np.maximum(counts, 1).astype(out._data.dtype))
     return out
+
+
+def _empty_segments(ids, n, shape):
+    counts = np.bincount(ids.astype(np.int64), minlength=n)
+    return np.broadcast_to((counts == 0).reshape((n,) + (1,) * (len(shape) - 1)), shape)
 
 
 # ---- counting and searching --------------------------------------------------------------------

@@ -13,7 +13,7 @@ from ..operations import math_ops as M
 from ..operations import reduce_ops as R
 from ..operations import special_ops as S
 from ..operations._kernels import normalize_axes, normalize_axis
-from ..primitive import Primitive
+from ..primitive import Primitive, data_function
 from . import array_func as AF
 from . import math_func as MF
 from ._checks import _tensor
@@ -572,8 +572,8 @@ def _without_nan(input, name):
     _tensor(input, name)
     if input._data.dtype.kind not in "fc":
         return input, None
-    nan = np.isnan(input._data)
-    return (M.select(wrap(nan), const(np.zeros((), input._data.dtype)), input) if nan.any()
+    nan = data_function(np.isnan, input)  # a node and a guard under graph capture
+    return (M.select(nan, const(np.zeros((), input._data.dtype)), input) if nan.any()
             else input), nan
 
 
@@ -594,10 +594,16 @@ def nanmean(input, axis=None, keepdims=False, *, dtype=None):
     if dtype is not None:
         x = M.cast(x, dtype)
     axes = normalize_axes(axis, x.ndim, "nanmean") if axis is not None else None
-    valid = np.ones(x.shape, bool) if nan is None else ~nan
-    count = valid.sum(axis=axes, keepdims=bool(keepdims))
-    return MF.div(R.reduce_sum(x, axes, bool(keepdims)),
-                  wrap(np.asarray(count, x._data.dtype)))
+    dt = x._data.dtype
+    if nan is None:
+        count = const(_valid_count(np.zeros(x.shape, bool), axes, bool(keepdims), dt))
+    else:
+        count = data_function(_valid_count, nan, static=(axes, bool(keepdims), dt))
+    return MF.div(R.reduce_sum(x, axes, bool(keepdims)), count)
+
+
+def _valid_count(nan, axes, keepdims, dtype):
+    return np.asarray((~nan).sum(axis=axes, keepdims=keepdims), dtype)
 
 
 # ---- reductions and sums of lists ----------------------------------------------------------------
