@@ -168,3 +168,20 @@ def test_other_bad_inputs():
 def test_exported_where_mindspore_has_it():
     assert ops.MapCacheIdx is ops.operations.MapCacheIdx
     assert not getattr(ops.MapCacheIdx(), "differentiable", True)
+
+
+def test_sequence_under_jit_matches_mindspore():
+    seq = SEQUENCES["rand32"]
+    hashmap = Parameter(Tensor(np.array(seq["hashmap"], np.int32)), name="hashmap")
+    op = ops.MapCacheIdx()
+
+    @ms.jit
+    def lookup(indices, step):
+        return op(hashmap, indices, step, 24, 100)
+
+    for n, call in enumerate(seq["calls"]):
+        outs = lookup(Tensor(np.array(call["indices"], np.int32).reshape(call["shape"])),
+                      Tensor(np.array(call["step"], np.int32)))
+        for got, want in zip(outs, call["outputs"]):
+            np.testing.assert_array_equal(got.asnumpy(), np.reshape(want, got.shape), f"call {n}")
+        np.testing.assert_array_equal(hashmap.asnumpy(), call["hashmap_after"], f"call {n}")
