@@ -1,8 +1,8 @@
 """The remaining callable MindSpore primitives that fit no other family: sequence distances
 (`EditDistance`), ragged ranges (`RaggedRange`), beam-search n-gram blocking (`NoRepeatNGram`),
 the RNN-transducer loss (`RNNTLoss`), `ConfusionMatrix`, the overflow flag `FloatStatus`, the
-embedding-cache id maps (`SubAndFilter`, `MapUniform`), the optimizer update
-`FusedCastAdamWeightDecay`, `FusedAdaFactor(WithGlobalNorm)` and the random crop
+embedding-cache id maps (`SubAndFilter`, `MapUniform`) and lookup (`MapCacheIdx`), the
+optimizer update `FusedCastAdamWeightDecay`, `FusedAdaFactor(WithGlobalNorm)` and the random crop
 `SampleDistortedBoundingBoxV2`."""
 import math
 
@@ -18,11 +18,11 @@ from . import optim_ops as O
 
 __all__ = ["ConfusionMatrix", "EditDistance", "FloatStatus", "FusedAdaFactor",
            "FusedAdaFactorWithGlobalNorm", "FusedCastAdamWeightDecay",
-           "MapUniform", "NoRepeatNGram", "RNNTLoss", "RaggedRange", "SampleDistortedBoundingBoxV2",
-           "SubAndFilter"]
+           "MapCacheIdx", "MapUniform", "NoRepeatNGram", "RNNTLoss", "RaggedRange",
+           "SampleDistortedBoundingBoxV2", "SubAndFilter"]
 
 PRIMITIVE_CLASSES = ("FusedAdaFactor", "FusedAdaFactorWithGlobalNorm", "FusedCastAdamWeightDecay",
-                     "SampleDistortedBoundingBoxV2")
+                     "MapCacheIdx", "SampleDistortedBoundingBoxV2")
 
 _FLOATS = (np.float16, np.float32, np.float64)
 
@@ -519,6 +519,180 @@ class MapUniform(Primitive):
             raise RuntimeError(f"For 'MapUniform', all elements in output must be less than "
                                f"{limit}, but got {int(out.max())}")
         return out.astype(x.dtype)
+
+
+# ---- MapCacheIdx ---------------------------------------------------------------------------------
+
+_GOLDEN = 0.6180339
+_HASHMAP_KINDS = (np.int8, np.int16, np.int32, np.int64)
+
+
+def _typed(dtype, value):
+    """An integer wrapped to `dtype` as a C cast would (two's complement)."""
+    bits = np.dtype(dtype).itemsize * 8
+    return int(np.array([int(value) % (1 << bits)], np.uint64).astype(dtype)[0])
+
+
+class MapCacheIdx(Primitive):
+    """`MapCacheIdx()(hashmap, indices, step, emb_max_num, cache_max_num)`: the embedding-cache
+    lookup, deprecated since MindSpore 2.8. `hashmap` (int16, int32 or int64, shape (rows, 4))
+    holds one entry per row: key, cache slot, the step it was last used at, and its probe
+    distance (0: an empty row). Each index becomes the key index - cache_max_num; keys outside
+    [0, emb_max_num) get cache index -1. A key found (linear probing from its home row) is a hit:
+    its cache slot, its step set to `step`. Each miss, in order, is inserted with its own probe
+    distance and takes the slot of the first entry after it (cyclically) not used at `step` - 1
+    or later, which is evicted (its row emptied and the following rows shifted back). A missing
+    key repeated in `indices` is inserted once per occurrence, each with a slot of its own, as
+    MindSpore does. Writes hashmap in place, and a Tensor `step` of hashmap's dtype (its first
+    element, incremented). Returns (cache_idx, old_emb_idx, miss_emb_idx, swap_cache_idx): the
+    cache slot of each index (indices' shape), then per miss the evicted key, the missing key
+    and the slot it took (1-D). Not differentiable. A full hashmap raises RuntimeError and
+    changes nothing (MindSpore's kernel keeps the writes made before it stopped)."""
+
+    differentiable = False
+
+    def __init__(self):
+        super().__init__()
+
+    def __call__(self, hashmap, indices, step, emb_max_num, cache_max_num):
+        dtype = self._check_hashmap(hashmap)
+        idx = self._convert("indices", indices, dtype)
+        step_value, emb_max_num, offset = (
+            _typed(dtype, self._scalar(arg, self._convert(arg, value, dtype)))
+            for arg, value in (("step", step), ("emb_max_num", emb_max_num),
+                               ("cache_max_num", cache_max_num)))
+        table = hashmap._data.tolist()
+        keys = (idx - np.array(offset, dtype)).reshape(-1).tolist()
+        cache_idx, misses = self._search(table, keys, step_value, emb_max_num)
+        old_keys, swapped = self._swap(table, [keys[i] for i in misses], step_value)
+        for i, slot in zip(misses, swapped):
+            cache_idx[i] = slot
+        O._Update._write(hashmap, np.array(table, dtype).reshape(hashmap.shape))
+        if isinstance(step, Tensor) and step.dtype == hashmap.dtype and step._data.size:
+            new_step = step._data.copy()
+            new_step.reshape(-1)[0] = _typed(dtype, step_value + 1)
+            O._Update._write(step, new_step)
+        return (wrap(np.array(cache_idx, dtype).reshape(idx.shape)),
+                wrap(np.array(old_keys, dtype)),
+                wrap(np.array([keys[i] for i in misses], dtype)),
+                wrap(np.array(swapped, dtype)))
+
+    def _check_hashmap(self, hashmap):
+        if not isinstance(hashmap, Tensor):
+            raise TypeError(f"For '{self.name}', 'hashmap' must be a Parameter or Tensor, but got "
+                            f"{type(hashmap).__name__}")
+        dtype = hashmap._data.dtype
+        if dtype not in _HASHMAP_KINDS:
+            raise TypeError(f"For '{self.name}', 'hashmap' must be int8, int16, int32 or int64, "
+                            f"but got {mstype.from_np(dtype)}")
+        if dtype == np.int8:
+            raise TypeError(f"For '{self.name}', the CPU kernel has no int8 'hashmap' (int16, "
+                            f"int32 or int64), but got Int8")
+        if hashmap.ndim != 2:
+            raise ValueError(f"For '{self.name}', the dimension of hashmap must be equal to 2, "
+                             f"but got: {hashmap.ndim}.")
+        if hashmap.shape[0] == 0:
+            raise RuntimeError(f"For '{self.name}', the first dimension of 'hashmap' must be "
+                               f"greater than 0, but got 0")
+        if hashmap.shape[1] != 4:
+            raise ValueError(f"For '{self.name}', each row of 'hashmap' is an entry (key, value, "
+                             f"step, tag), so its shape must be (rows, 4), but got "
+                             f"{hashmap.shape}")
+        return dtype
+
+    def _convert(self, arg, value, dtype):
+        """`value` as an array of the hashmap's dtype: a Tensor whose dtype promotes to it, or
+        a Python int or bool (wrapped to it)."""
+        if isinstance(value, Tensor):
+            got = value._data.dtype
+            if np.promote_types(got, dtype) != dtype:
+                raise TypeError(f"For '{self.name}', 'hashmap' is written in place, so its "
+                                f"dtype {mstype.from_np(dtype)} cannot be converted to '{arg}''s "
+                                f"{mstype.from_np(got)}")
+            return value._data.astype(dtype)
+        if isinstance(value, (bool, int, np.integer, np.bool_)):
+            return np.array(_typed(dtype, value), dtype)
+        if isinstance(value, (float, np.floating)):
+            raise TypeError(f"For '{self.name}', 'hashmap' is written in place, so its dtype "
+                            f"{mstype.from_np(dtype)} cannot be converted to the float of "
+                            f"'{arg}' ({value!r})")
+        raise TypeError(f"For '{self.name}', '{arg}' must be a Tensor or an int, but got "
+                        f"{type(value).__name__}")
+
+    def _scalar(self, arg, a):
+        if a.size == 0:
+            raise ValueError(f"For '{self.name}', '{arg}' must hold a value, but got a Tensor of "
+                             f"shape {a.shape}")
+        return a.reshape(-1)[0]
+
+    def _full(self, what):
+        return RuntimeError(f"For '{self.name}', hashmap is full, {what} failed, please set a "
+                            f"larger vocab_cache_size!")
+
+    def _search(self, table, keys, step, emb_max_num):
+        """Cache slots of the hits (-1 elsewhere; hits get `step`) and the positions of misses."""
+        rows = len(table)
+        cache_idx, misses = [], []
+        for pos, key in enumerate(keys):
+            if not 0 <= key < emb_max_num:
+                cache_idx.append(-1)
+                continue
+            row = int((_GOLDEN * key - math.floor(_GOLDEN * key)) * rows)
+            for _ in range(rows):
+                if table[row][3] == 0 or table[row][0] == key:
+                    break
+                row = (row + 1) % rows
+            else:
+                raise self._full("search cache idx")
+            if table[row][3] == 0:
+                misses.append(pos)
+                cache_idx.append(-1)
+            else:
+                table[row][2] = step
+                cache_idx.append(table[row][1])
+        return cache_idx, misses
+
+    def _swap(self, table, missing, step):
+        """Insert each missing key and evict, for its slot, the first entry after it that is not
+        in use; returns the evicted keys and the slots."""
+        rows = len(table)
+        old_keys, swapped = [], []
+        for key in missing:
+            row = int((_GOLDEN * key - math.floor(_GOLDEN * key)) * rows)
+            for probe in range(1, rows + 1):
+                if table[row][3] == 0:
+                    break
+                row = (row + 1) % rows
+            else:
+                raise self._full("insert new key")
+            victim = (row + 1) % rows
+            table[row][0], table[row][2], table[row][3] = key, step, probe
+            for _ in range(rows):
+                if table[victim][3] != 0 and table[victim][2] < step - 1:
+                    break
+                victim = (victim + 1) % rows
+            else:
+                raise self._full("delete old key")
+            old_keys.append(table[victim][0])
+            swapped.append(table[victim][1])
+            table[row][1] = table[victim][1]
+            table[victim][3] = 0
+            self._shift_back(table, victim)
+        return old_keys, swapped
+
+    @staticmethod
+    def _shift_back(table, hole):
+        """Backward-shift deletion: move each following entry that sits past its home row into
+        the hole it may occupy, until an empty row (emptied rows keep their other fields)."""
+        rows = len(table)
+        row, distance = (hole + 1) % rows, 1
+        while table[row][3] != 0:
+            if table[row][3] > distance:
+                table[hole][:3] = table[row][:3]
+                table[hole][3] = table[row][3] - distance
+                table[row][3] = 0
+                hole, distance = row, 0
+            row, distance = (row + 1) % rows, distance + 1
 
 
 # ---- FusedCastAdamWeightDecay --------------------------------------------------------------------
