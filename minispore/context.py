@@ -1,7 +1,8 @@
 """Execution context: `set_context` / `get_context`, PYNATIVE_MODE and GRAPH_MODE.
 
-GRAPH_MODE is accepted (MindSpore scripts set it); Cell calls still run eagerly under it, with
-identical results, while `minispore.jit` captures and replays functions (docs/graph_mode.md).
+Under GRAPH_MODE every outermost Cell call is captured on its first call for an input signature
+and replayed after, bit for bit equal to PyNative, or run eagerly where it cannot be replayed
+exactly (docs/graph_mode.md).
 """
 import os
 import threading
@@ -42,7 +43,8 @@ _context = {"mode": PYNATIVE_MODE, "device_target": "CPU", "device_id": 0,
 
 
 def set_context(**kwargs):
-    """Set context keys: `mode` (PYNATIVE_MODE or GRAPH_MODE; Cell calls run eagerly in both),
+    """Set context keys: `mode` (PYNATIVE_MODE, or GRAPH_MODE: outermost Cell calls are captured
+    and replayed),
     `device_target` ('CPU'; 'GPU' and 'Ascend' are MindSpore targets this NumPy build does not
     have, and raise RuntimeError as on a CPU-only MindSpore install),
     `detect_anomaly` (minispore's own key, default False: the first primitive whose forward or

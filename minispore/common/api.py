@@ -13,13 +13,18 @@ def jit(function=None, *, capture_mode="ast", jit_level="O0", dynamic=0, fullgra
     """Compile `function` by capture and replay: the first call for an input signature (tensor
     shapes and dtypes, Python scalars by value, argument structure, Parameter identity, a Cell's
     training flag) runs eagerly while every primitive is recorded; later calls replay the
-    primitives' forwards on the new inputs. Tensor-to-Python conversions (`bool`, `int`, `float`,
-    `item`, `tolist`) are guards: a different value captures again (at most 8 captures per
-    function, then eager). Functions that compute gradients, write tensors in place, read tensor
-    data into NumPy or print, or change Python state run eagerly; `jitted.stats` says why.
+    primitives' forwards on the new inputs, optimised (folding, exact simplification, CSE, DCE,
+    a memory plan). Gradients taken inside (`grad`, `value_and_grad`), BatchNorm's statistics
+    writes and optimizer updates (run as Python at every replay) are part of the capture, so a
+    whole train step is one graph. Tensor-to-Python conversions (`bool`, `int`, `float`, `item`,
+    `tolist`) are guards: a different value captures again (at most 8 captures per function,
+    then eager). Functions that write tensors in place otherwise, read tensor data into NumPy or
+    print, or change Python state run eagerly; `jitted.stats` says why. Called under a gradient
+    transform, a jitted function runs eagerly (exact gradients, not compiled).
 
     Usable as `@jit` or `@jit(...)`. `capture_mode` ('ast', 'bytecode', 'trace') all capture by
-    tracing; `jit_level`, `dynamic` and `backend` are accepted and checked, not acted on yet;
+    tracing; every `jit_level` runs the same exact passes; `dynamic` and `backend` are accepted
+    and checked, not acted on;
     `fullgraph=True` raises RuntimeError where the function would run eagerly.
     """
     if capture_mode not in ("ast", "bytecode", "trace"):
@@ -51,8 +56,8 @@ def jit_class(cls):
 
 class JitConfig:
     """Options for compiling a Cell (`cell.set_jit_config(JitConfig(jit_level="O1"))`), kept in
-    `jit_config_dict`. Cells run eagerly here, so the options are recorded, checked and
-    reported, not acted on."""
+    `jit_config_dict`. The options are recorded, checked and reported; graph capture (GRAPH_MODE,
+    `jit`) runs the same exact passes whatever they say."""
 
     def __init__(self, jit_level="", exc_mode="auto", jit_syntax_level="", debug_level="RELEASE",
                  infer_boost="off", **kwargs):
