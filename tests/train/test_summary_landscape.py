@@ -4,6 +4,7 @@ values for a Dense(3, 1) network (tests/train/data/make_mindspore_landscape.py).
 import inspect
 import json
 import os
+import shutil
 
 import numpy as np
 import pytest
@@ -77,6 +78,12 @@ def trained(tmp_path_factory):
     return path
 
 
+def copy_of(trained, tmp_path):
+    """A copy of the run (its metadata points at the shared checkpoints), for calls that
+    rewrite the metadata."""
+    return str(shutil.copytree(trained, tmp_path / "run"))
+
+
 def signature_of(obj):
     return [[p.name, p.kind.name,
              None if p.default is inspect.Parameter.empty else repr(p.default)]
@@ -139,10 +146,11 @@ def test_landscapes_match_mindspore(trained, tmp_path, device_ids):
 
 def test_landscape_values_are_the_loss_at_each_point(trained, tmp_path):
     """z at the PCA grid's centre line and the path end are the loss of the final checkpoint."""
-    SummaryLandscape(str(trained)).gen_landscapes_with_multi_process(
+    run = copy_of(trained, tmp_path)
+    SummaryLandscape(run).gen_landscapes_with_multi_process(
         callback_fn, collect_landscape={"create_landscape": {"train": False, "result": True},
-                                        "landscape_size": 5}, output=str(tmp_path))
-    got = read_tensors(tmp_path)
+                                        "landscape_size": 5}, output=str(tmp_path / "out"))
+    got = read_tensors(tmp_path / "out")
     assert "landscape_1_4/z" not in got
     net = Net()
     ms.load_param_into_net(net, ms.load_checkpoint(str(trained / "ckpt_dir" /
@@ -150,14 +158,21 @@ def test_landscape_values_are_the_loss_at_each_point(trained, tmp_path):
     loss = float(((net(ms.Tensor(X)).asnumpy() - Y) ** 2).mean())
     assert got["landscape_4/z"].shape == (5, 5)
     assert got["landscape_4/z"][2, 2] == pytest.approx(loss, rel=1e-5)
-    # the override is kept in the metadata
-    with open(trained / "ckpt_dir" / "train_metadata.json", encoding="utf-8") as f:
+    # the override is kept in the metadata, as MindSpore does
+    with open(os.path.join(run, "ckpt_dir", "train_metadata.json"), encoding="utf-8") as f:
         meta = json.load(f)
     assert meta["landscape_size"] == 5
-    meta["landscape_size"] = 3
-    meta["create_landscape"] = {"train": True, "result": True}
-    with open(trained / "ckpt_dir" / "train_metadata.json", "w", encoding="utf-8") as f:
-        json.dump(meta, f)
+
+
+def test_device_ids_none_computes_in_this_process(trained, tmp_path):
+    """MindSpore 2.10 fails on None (a TypeError from len(None)); minispore computes here."""
+    assert MS["errors"]["device_ids_none"] == "TypeError"
+    SummaryLandscape(copy_of(trained, tmp_path)).gen_landscapes_with_multi_process(
+        callback_fn, collect_landscape={"create_landscape": {"train": True, "result": False}},
+        output=str(tmp_path / "out"))
+    got = read_tensors(tmp_path / "out")
+    np.testing.assert_allclose(got["landscape_1_4/z"], MS_ARRAYS["PCA/z"], rtol=1e-5, atol=1e-6)
+    assert "landscape_4/z" not in got
 
 
 @pytest.mark.parametrize("case, kwargs, error", [
@@ -171,8 +186,7 @@ def test_landscape_values_are_the_loss_at_each_point(trained, tmp_path):
     ("interval_short", {"collect_landscape": {"intervals": [[1, 2]]}}, ValueError),
 ])
 def test_gen_argument_errors(trained, tmp_path, case, kwargs, error):
-    if MS["errors"][case] != "RuntimeError":  # MindSpore's own type where its leak hid it
-        assert MS["errors"][case] == error.__name__
+    assert MS["errors"][case] == error.__name__
     with pytest.raises(error):
         SummaryLandscape(str(trained)).gen_landscapes_with_multi_process(
             callback_fn, output=str(tmp_path), **kwargs)
@@ -180,6 +194,7 @@ def test_gen_argument_errors(trained, tmp_path, case, kwargs, error):
 
 
 def test_missing_metadata_and_clean_ckpt(tmp_path):
+    assert MS["errors"]["no_metadata"] == "FileNotFoundError"
     with pytest.raises(FileNotFoundError, match="train_metadata.json"):
         SummaryLandscape(str(tmp_path / "empty")).gen_landscapes_with_multi_process(callback_fn)
     train(tmp_path / "run")
@@ -210,3 +225,18 @@ def test_default_collector_keeps_landscape_checkpoints(tmp_path):
     model = Model(net, nn.MSELoss(), nn.SGD(net.trainable_params(), 0.1))
     model.train(1, dataset(), callbacks=[SummaryCollector(str(tmp_path))])
     assert sorted(os.listdir(tmp_path / "ckpt_dir")) == MS["default_ckpt_dir_files"]
+
+
+def test_callback_without_loss_metric_is_refused(trained, tmp_path):
+    def no_loss():
+        net = Net()
+        metrics = {"acc": ms.train.Accuracy()}
+        return Model(net, nn.MSELoss(), metrics=metrics), net, dataset(), metrics
+
+    with pytest.raises(ValueError, match="'Loss'"):
+        SummaryLandscape(str(trained)).gen_landscapes_with_multi_process(
+            no_loss, output=str(tmp_path))
+    with pytest.raises(TypeError, match="callback_fn"):
+        SummaryLandscape(str(trained)).gen_landscapes_with_multi_process(
+            lambda: {"model": None}, output=str(tmp_path))
+    assert os.listdir(tmp_path) == []
