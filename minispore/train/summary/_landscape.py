@@ -14,7 +14,7 @@ from ..metrics import get_metrics
 from ..serialization import load_checkpoint
 from ._record import SummaryRecord
 
-__all__ = ["SummaryLandscape", "check_landscape_options", "LANDSCAPE_KEYS", "METADATA_FILE"]
+__all__ = ["SummaryLandscape"]
 
 LANDSCAPE_KEYS = ("landscape_size", "unit", "num_samples", "create_landscape", "intervals")
 METADATA_FILE = "train_metadata.json"
