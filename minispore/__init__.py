@@ -46,7 +46,7 @@ from . import communication, mindrecord, numpy, profiler  # noqa: E402,F401  (mi
 from .profiler import Profiler  # noqa: E402,F401
 from .profiler._flops import flops_collection  # noqa: E402,F401
 from .train import FlopsUtilizationCollector  # noqa: E402,F401
-from .train.summary import SummaryCollector, SummaryRecord  # noqa: E402,F401
+from .train.summary import SummaryCollector, SummaryLandscape, SummaryRecord  # noqa: E402,F401
 from .train._export import export, load, load_mindir, save_mindir  # noqa: E402,F401
 from . import onnx  # noqa: E402,F401  (mindspore.onnx.export)
 from .train import (  # noqa: E402,F401  (Model, callbacks, metrics, as MindSpore re-exports)

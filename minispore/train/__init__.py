@@ -13,5 +13,5 @@ from .dataset_helper import DatasetHelper, connect_network_with_dataset  # noqa:
 from .data_sink import data_sink  # noqa: E402,F401
 from ._distributed_ckpt import (  # noqa: E402,F401
     load_distributed_checkpoint, merge_sliced_parameter)
-from .summary import SummaryCollector, SummaryRecord  # noqa: E402,F401
+from .summary import SummaryCollector, SummaryLandscape, SummaryRecord  # noqa: E402,F401
 from ._export import export, load  # noqa: E402,F401

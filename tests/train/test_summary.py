@@ -371,8 +371,11 @@ def test_collector_in_model_fit_records_eval_metrics(tmp_path):
     acc = read(tmp_path)
     assert [e.step for e in acc.Scalars("eval/acc")] == [10, 20]
     assert [e.step for e in acc.Scalars("loss")] == [1, 5, 10, 15, 20]
-    (event_file,) = os.listdir(tmp_path)
+    (event_file,) = [f for f in os.listdir(tmp_path) if f != "ckpt_dir"]
     assert "tfevents" in event_file
+    # the default collect_landscape keeps the parameters of steps 1-19, as MindSpore does
+    assert sorted(os.listdir(tmp_path / "ckpt_dir")) == sorted(
+        [f"Net_{i}_step.ckpt" for i in range(1, 20)] + ["train_metadata.json"])
 
 
 def test_collector_switches(tmp_path):
@@ -395,8 +398,9 @@ def test_collector_argument_errors(tmp_path):
         SummaryCollector(str(tmp_path), collect_specified_data={"collect_everything": True})
     with pytest.raises(TypeError, match="collect_metric"):
         SummaryCollector(str(tmp_path), collect_specified_data={"collect_metric": 1})
-    with pytest.raises(ValueError, match="collect_landscape"):
-        SummaryCollector(str(tmp_path), collect_specified_data={"collect_landscape": {}})
+    with pytest.raises(TypeError, match="intervals"):
+        SummaryCollector(str(tmp_path), collect_specified_data={"collect_landscape": {
+            "landscape_size": 3}})
     with pytest.raises(TypeError, match="custom_lineage_data"):
         SummaryCollector(str(tmp_path), custom_lineage_data={"a": [1]})
 

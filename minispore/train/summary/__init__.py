@@ -2,6 +2,7 @@
 callback (record a `Model` run). Needs `tensorboardX` (`pip install 'minispore[summary]'`);
 `tensorboard --logdir <dir>` shows what they write."""
 from ._collector import SummaryCollector  # noqa: F401  (mindspore.train.SummaryCollector)
+from ._landscape import SummaryLandscape  # noqa: F401  (mindspore.train.SummaryLandscape)
 from ._record import SummaryRecord
 
 __all__ = ["SummaryRecord"]  # as mindspore.train.summary; SummaryCollector is importable too

@@ -1,4 +1,6 @@
 """`SummaryCollector`: the callback recording a `Model.train` or `Model.fit` run to TensorBoard."""
+import json
+import os
 import re
 
 import numpy as np
@@ -6,6 +8,8 @@ import numpy as np
 from ..._validator import check_bool, check_positive_int, check_type
 from ...common.tensor import Tensor
 from ..callback._callback import Callback
+from ..serialization import save_checkpoint
+from ._landscape import METADATA_FILE, check_landscape_options
 from ._record import SummaryRecord, network_text
 
 __all__ = ["SummaryCollector"]
@@ -13,7 +17,10 @@ __all__ = ["SummaryCollector"]
 _OWNER = "SummaryCollector"
 _DEFAULTS = {"collect_metric": True, "collect_graph": True, "collect_train_lineage": True,
              "collect_eval_lineage": True, "collect_input_data": True,
-             "collect_dataset_graph": True, "histogram_regular": None, "collect_landscape": None}
+             "collect_dataset_graph": True, "histogram_regular": None,
+             "collect_landscape": {"landscape_size": 40, "unit": "step", "num_samples": 2048,
+                                   "create_landscape": {"train": True, "result": True},
+                                   "intervals": [list(range(1, 10)), list(range(10, 20))]}}
 _DEFAULT_HISTOGRAMS = 5
 
 
@@ -65,9 +72,15 @@ class SummaryCollector(Callback):
         collect_specified_data (dict): switches, each defaulting to on: 'collect_metric' (loss
             and evaluation metrics), 'collect_graph', 'collect_train_lineage' (settings and the
             learning rate), 'collect_eval_lineage', 'collect_input_data',
-            'collect_dataset_graph', and 'histogram_regular' (a regular expression choosing the
-            parameters to histogram; None: the first five). 'collect_landscape' must stay None
-            (loss landscapes are not built).
+            'collect_dataset_graph', 'histogram_regular' (a regular expression choosing the
+            parameters to histogram; None: the first five), and 'collect_landscape': None, or
+            a dict of 'landscape_size' (3-256; default 40), 'unit' ('step' or 'epoch'),
+            'num_samples' (default 2048), 'create_landscape' ({'train': bool, 'result': bool})
+            and 'intervals' (lists of at least 3 steps or epochs; required): the network's
+            parameters are saved at each listed step (or epoch end) to
+            `{summary_dir}/ckpt_dir/{NetName}_{n}_{unit}.ckpt`, with `train_metadata.json` at
+            the end of training, for `SummaryLandscape`. On by default, as in MindSpore
+            (intervals [[1..9], [10..19]] steps).
         keep_default_action (bool): with `collect_specified_data`, whether the switches it does
             not name keep their defaults (True) or are off (False). Default: True.
         custom_lineage_data (dict): str keys and str/int/float values written with the
@@ -105,6 +118,11 @@ class SummaryCollector(Callback):
         self._histogram_names = None
         self._gradient_hook = None
         self._gradients = {}
+        self._landscape = self.collect_specified_data["collect_landscape"] or None
+        self._ckpt_dir = os.path.join(summary_dir, "ckpt_dir")
+        self._landscape_files = {}
+        if self._landscape is not None:
+            os.makedirs(self._ckpt_dir, exist_ok=True)
         self._training = False  # between on_train_begin and on_train_end (fit's evaluations
         # enter and exit the callback mid-run: the file stays open through them)
 
@@ -132,9 +150,8 @@ class SummaryCollector(Callback):
                         raise ValueError(f"For '{_OWNER}', 'histogram_regular' is not a valid "
                                          f"regular expression: {e}") from None
             elif key == "collect_landscape":
-                if value is not None:
-                    raise ValueError(f"For '{_OWNER}', 'collect_landscape' is not supported "
-                                     "(minispore builds no loss landscape): leave it None")
+                if value is not None and value != {}:  # {} is off, as in MindSpore
+                    check_landscape_options(value, _OWNER, complete=True)
             else:
                 check_bool(value, key, _OWNER)
         base = dict(_DEFAULTS) if keep_default else {
@@ -249,6 +266,7 @@ class SummaryCollector(Callback):
         cb = run_context.original_args()
         self._step = step = int(cb.get("cur_step_num") or 0)
         gradients = self._release_gradient_hook()
+        self._save_for_landscape(cb, "step", step)
         if not self._collects(step):
             return
         record = self._open()
@@ -275,6 +293,39 @@ class SummaryCollector(Callback):
         keep_tensors = step == 1 or step % tensor_freq == 0
         record.record(step, plugin_filter=None if keep_tensors else
                       (lambda plugin: plugin != "tensor"))
+
+    # ---- checkpoints for SummaryLandscape ----
+
+    def _save_for_landscape(self, cb, unit, number):
+        """At a step (or epoch end) listed in the intervals, save the network's parameters (an
+        existing file is kept, as MindSpore does)."""
+        landscape = self._landscape
+        if (landscape is None or landscape.get("unit", "step") != unit
+                or not any(number in interval for interval in landscape["intervals"])):
+            return
+        network = cb.get("network")
+        if network is None:
+            return
+        path = os.path.join(self._ckpt_dir, f"{type(network).__name__}_{number}_{unit}.ckpt")
+        self._landscape_files[str(number)] = path
+        if not os.path.isfile(path):
+            save_checkpoint([{"name": p.name, "data": p} for p in network.get_parameters()], path)
+
+    def _save_landscape_metadata(self, cb):
+        landscape = self._landscape
+        path = os.path.join(self._ckpt_dir, METADATA_FILE)
+        if landscape is None or os.path.isfile(path):
+            return
+        data = {"epoch_group": {str(i): list(v) for i, v in enumerate(landscape["intervals"])},
+                "model_params_file_map": self._landscape_files,
+                "step_per_epoch": int(cb.get("batch_num") or 0),
+                "unit": landscape.get("unit", "step"),
+                "num_samples": landscape.get("num_samples", 2048),
+                "landscape_size": landscape.get("landscape_size", 40),
+                "create_landscape": landscape.get("create_landscape",
+                                                  {"train": True, "result": True})}
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(data, f)
 
     @staticmethod
     def _learning_rate(optimizer):
@@ -322,7 +373,9 @@ class SummaryCollector(Callback):
     def on_train_epoch_end(self, run_context):
         """Record the epoch's evaluation results in `Model.fit` ('eval/<name>'), then make the
         epoch's records visible on disk."""
-        results = run_context.original_args().get("eval_results")
+        cb = run_context.original_args()
+        self._save_for_landscape(cb, "epoch", int(cb.get("cur_epoch_num") or 0))
+        results = cb.get("eval_results")
         if results:
             self._record_metrics(results)
         if self._record is not None:
@@ -331,6 +384,7 @@ class SummaryCollector(Callback):
     def on_train_end(self, run_context):
         """Write what is pending and close the file."""
         self._release_gradient_hook()
+        self._save_landscape_metadata(run_context.original_args())
         if self._record is not None:
             self._record.record(self._step)
         self._training = False
