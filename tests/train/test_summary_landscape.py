@@ -5,14 +5,14 @@ import inspect
 import json
 import os
 import shutil
+import sys
 
 import numpy as np
 import pytest
 
 import minispore as ms
 from minispore import nn
-from minispore.dataset import NumpySlicesDataset
-from minispore.train import Loss, Model, SummaryCollector, SummaryLandscape
+from minispore.train import Model, SummaryCollector, SummaryLandscape
 
 pytest.importorskip("tensorboardX")
 event_accumulator = pytest.importorskip("tensorboard.backend.event_processing.event_accumulator")
@@ -23,32 +23,14 @@ with open(os.path.join(DATA, "mindspore_landscape.json"), encoding="utf-8") as _
     MS = json.load(_f)
 MS_ARRAYS = np.load(os.path.join(DATA, "mindspore_landscape.npz"))
 
-rng = np.random.default_rng(3)
-X = rng.standard_normal((8, 3)).astype(np.float32)
-Y = (X @ np.array([[1.0], [-2.0], [0.5]], np.float32) + 0.3).astype(np.float32)
-W0 = np.array([[0.1, 0.2, -0.1]], np.float32)
-B0 = np.array([0.05], np.float32)
-LANDSCAPE = {"landscape_size": 3, "unit": "step", "num_samples": 8,
-             "create_landscape": {"train": True, "result": True}, "intervals": [[1, 2, 3, 4]]}
+sys.path.insert(0, DATA)
+from landscape_case import LANDSCAPE, X, Y, build  # noqa: E402
+sys.path.pop(0)
+Net, dataset, _callback = build(ms)
 
 
-class Net(nn.Cell):
-    def __init__(self):
-        super().__init__()
-        self.fc = nn.Dense(3, 1, weight_init=ms.Tensor(W0), bias_init=ms.Tensor(B0))
-
-    def construct(self, x):
-        return self.fc(x)
-
-
-def dataset():
-    return NumpySlicesDataset({"x": X, "y": Y}, shuffle=False).batch(4)
-
-
-def callback_fn():
-    net = Net()
-    metrics = {"Loss": Loss()}
-    return Model(net, nn.MSELoss(), metrics=metrics), net, dataset(), metrics
+def callback_fn():  # at module level: the landscape workers pickle it by name
+    return _callback()
 
 
 def train(summary_dir, landscape=None, epochs=2):
