@@ -412,14 +412,16 @@ def nll_loss(inputs, target, weight=None, ignore_index=-100, reduction="mean",
 
 
 def _nll_targets(t, classes, ignore_index, op):
-    """(each row's flat index into the (rows, classes) log-probabilities, where the row's target
-    is not `ignore_index`); an out-of-range class is an IndexError."""
+    """(each row's class, 0 where ignored; its flat index into the (rows, classes)
+    log-probabilities; where the row's target is not `ignore_index`); an out-of-range class is
+    an IndexError."""
     t = t.reshape(-1)
     keep = t != ignore_index
     bad = keep & ((t < 0) | (t >= classes))
     if bad.any():
         raise IndexError(f"For '{op}', target class {t[bad][0]} is out of range [0, {classes})")
-    return np.arange(t.size) * classes + np.where(keep, t, 0), keep
+    safe = np.where(keep, t, 0)
+    return safe, np.arange(t.size) * classes + safe, keep
 
 
 def _weight_total(w_sample, wide):
@@ -449,12 +451,11 @@ def _nll(logp, target, weight, ignore_index, reduction, label_smoothing, op):
             raise ValueError(f"For '{op}', 'weight' must have shape ({c},), but got {w.shape}")
         w_class = stop_gradient(w if w._data.dtype == dt else M.cast(w, dt))
     # computed from the targets' data by recorded nodes, so a graph-mode replay redoes them
-    index, keep = data_function(_nll_targets, target, static=(c, ignore_index, op))
+    safe, index, keep = data_function(_nll_targets, target, static=(c, ignore_index, op))
     flat = _class_axis_last(logp)
     rows = index.shape[0]
     zero = const(np.zeros((), dt))
-    w_sample = M.select(keep, A.gather(w_class, data_function(np.remainder, index,
-                                                               static=(max(c, 1),)), 0), zero)
+    w_sample = M.select(keep, A.gather(w_class, safe, 0), zero)
     picked = A.gather(A.reshape(flat, (rows * c,)), index, 0)
     loss = -picked * w_sample
     if label_smoothing:
