@@ -396,6 +396,7 @@ class Recorder:
         self.values = {}  # id(array) -> value id
         self.keep = []  # every array and Tensor seen, alive until the capture ends (stable ids)
         self.refs = []  # (value id, Parameter or outside Tensor)
+        self.ref_ids = set()  # the value ids in `refs`
         self.ref_meta = []
         self.steps = []
         self.producer = {}  # value id -> the Node that made it
@@ -408,6 +409,7 @@ class Recorder:
         self.escape = None
         self.in_conversion = 0
         self.host_writes = 0  # write-clock ticks made by host calls (allowed writes)
+        self.committed = False  # a HostCall or Write is recorded: no guard may follow
         self.args = list(arg_tensors)
         self.n_args = len(self.args)
         for t in arg_tensors:
@@ -444,6 +446,7 @@ class Recorder:
         i = self._new_value(a)
         self.keep.append(t)
         self.refs.append((i, t))
+        self.ref_ids.add(i)
         self.ref_meta.append((a.shape, a.dtype))
         return i
 
@@ -521,7 +524,7 @@ class Recorder:
             return
         try:
             if isinstance(t, Tensor):
-                if any(type(st) in (HostCall, Write) for st in self.steps):
+                if self.committed:
                     self.fail("a tensor-to-Python conversion after a Cell run as a host call "
                               "or an in-place write (the writes could not be undone on a guard "
                               "miss)")
@@ -574,6 +577,7 @@ class Recorder:
             outs.append(self._new_value(t._data))
         metas = [(t._data.shape, t._data.dtype) for t in tensors]
         self.steps.append(HostCall(cell, ins, tuple(outs), metas, others, user_site()))
+        self.committed = True
         return out
 
     def written(self, target, value):
@@ -583,11 +587,12 @@ class Recorder:
         try:
             i = self.ref(target)
             # a Parameter argument is keyed by identity: the same object at every replay
-            if not (any(r[0] == i for r in self.refs) or
+            if not (i in self.ref_ids or
                     (i < self.n_args and isinstance(target, Parameter))):
                 self.fail("an in-place write into a tensor the function computed or a Tensor "
                           "argument")
             self.steps.append(Write(target, i, self.ref(value), user_site()))
+            self.committed = True
             self.host_writes += 1  # the write's one version bump
         except Escape:
             pass
@@ -596,7 +601,7 @@ class Recorder:
         def conv(x):
             if isinstance(x, Tensor):
                 i = self.ref(x)
-                if any(r[0] == i for r in self.refs):
+                if i in self.ref_ids:
                     return ("obj", x)
                 return ("v", i)
             if type(x) in (tuple, list):
@@ -666,7 +671,7 @@ class Recorder:
             i = self.values.get(id(x._data))
             if i is None:
                 self.fail("an output tensor that no traced value owns")
-            if any(r[0] == i for r in self.refs):
+            if i in self.ref_ids:
                 return ("obj", x)
             out_arrays.append((i, x._data))
             return ("v", i)
