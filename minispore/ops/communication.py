@@ -18,8 +18,7 @@ from datetime import timedelta
 
 import numpy as np
 
-from .._autodiff.tape import wrap
-from ..common import _writes
+from .._autodiff.tape import wrap, write_in_place
 from ..common.parameter import Parameter
 from ..common.tensor import Tensor
 from ..communication import _backend
@@ -133,9 +132,15 @@ def _in_place(name):
 
 def _write(t, values):
     """Overwrite Tensor `t` with `values` (cast to its dtype), as an in-place write."""
-    _writes.record(t)
-    t._data[...] = np.asarray(values).reshape(t._data.shape)
-    _writes.bump_version(t)
+    write_in_place(t, wrap(np.asarray(values).reshape(t._data.shape)))
+
+
+def _write_output(owner, output, out):
+    """`_write(output, out)` after checking that `output` holds as many elements."""
+    if out.size != output._data.size:
+        raise ValueError(f"For {owner}, the output must hold {out.size} elements, but has shape "
+                         f"{output.shape}")
+    _write(output, out)
 
 
 def _what(t):
@@ -404,10 +409,7 @@ def all_gather_into_tensor_uneven(output, input, output_split_sizes=None, group=
         raise ValueError(f"For {owner}, this rank's input has {x.shape[0]} rows, but "
                          f"'output_split_sizes' gives it {counts[grp.rank] // max(row, 1)}")
     out = _backend.allgatherv(grp, x, counts, owner)
-    if out.size != output._data.size:
-        raise ValueError(f"For {owner}, the output must hold {out.size} elements, but has shape "
-                         f"{output.shape}")
-    _write(output, out)
+    _write_output(owner, output, out)
     return _done(async_op)
 
 
@@ -463,10 +465,7 @@ def reduce_scatter_tensor_uneven(output, input, input_split_sizes=None, op="sum"
     out = _backend.reduce_scatter_v(grp, x, counts, "sum" if op == "avg" else op, owner)
     if op == "avg":
         out = (out / grp.size).astype(x.dtype) if x.dtype.kind in "fc" else out // grp.size
-    if out.size != output._data.size:
-        raise ValueError(f"For {owner}, the output must hold {out.size} elements, but has shape "
-                         f"{output.shape}")
-    _write(output, out)
+    _write_output(owner, output, out)
     return _done(async_op)
 
 
@@ -690,10 +689,7 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
     out = _backend.alltoallv(grp, input._data, send, recv, "all_to_all_single")
     if not inplace:
         return wrap(out.reshape((-1,) + tuple(out_like.shape[1:]))), _done(async_op)
-    if out.size != output._data.size:
-        raise ValueError(f"For all_to_all_single, the output must hold {out.size} elements, but "
-                         f"has shape {output.shape}")
-    _write(output, out)
+    _write_output("all_to_all_single", output, out)
     return _done(async_op)
 
 
