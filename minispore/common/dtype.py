@@ -5,7 +5,8 @@ import numpy as np
 
 __all__ = [
     "Type", "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-    "float16", "float32", "float64", "bfloat16", "complex64", "complex128",
+    "float16", "float32", "float64", "bfloat16", "float8_e4m3fn", "float8_e5m2", "complex64",
+    "complex128",
     "half", "single", "double", "float_", "int_", "uint", "number", "tensor_type",
     "dtype_to_nptype", "dtype_to_pytype", "pytype_to_dtype", "get_py_obj_dtype",
     "byte", "ubyte", "short", "ushort", "intc", "uintc", "intp", "uintp", "long", "cfloat",
@@ -34,7 +35,7 @@ class Type:
 
     @property
     def itemsize(self):
-        return 2 if self is bfloat16 else self._np.itemsize
+        return 2 if self is bfloat16 else 1 if self in _STORAGE else self._np.itemsize
 
 
 def _lookup(name):
@@ -134,6 +135,12 @@ complex128 = Type("complex128", np.complex128, "Complex128")
 # NumPy has no bfloat16: the object exists so user code naming it imports, and any attempt to
 # make a Tensor of it raises a TypeError that says so.
 bfloat16 = Type("bfloat16", None, "BFloat16")
+# float8: storage-only dtypes. A Tensor of one holds values rounded to it (NumPy dtypes from the
+# optional package ml_dtypes) and converts them; no op computes with it, as on MindSpore's CPU
+# backend, which has no float8 kernels.
+float8_e4m3fn = Type("float8_e4m3fn", None, "Float8E4M3FN")
+float8_e5m2 = Type("float8_e5m2", None, "Float8E5M2")
+_STORAGE = (float8_e4m3fn, float8_e5m2)
 half, single, double = float16, float32, float64
 # C-style aliases, as MindSpore names them (`byte` is int8 there too)
 byte, ubyte, short, ushort = int8, uint8, int16, uint16
@@ -153,14 +160,14 @@ type_none = Type("type_none", None, "TypeNone")
 # MindSpore's category tuples, used in user code as `if x.dtype in mstype.float_type:`.
 int_type = (int8, int16, int32, int64)
 uint_type = (uint8, uint16, uint32, uint64)
-float_type = (float16, float32, float64, bfloat16)
+float_type = (float16, float32, float64, bfloat16, float8_e4m3fn, float8_e5m2)
 complex_type = (complex64, complex128)
 number_type = int_type + uint_type + float_type + complex_type
 
 _ALL = (bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
         float16, float32, float64, complex64, complex128)
-_BY_NAME = {t._name: t for t in _ALL + (bfloat16, float_, int_, uint, number, tensor_type,
-                                         string, list_, tuple_, type_none)}
+_BY_NAME = {t._name: t for t in _ALL + _STORAGE + (bfloat16, float_, int_, uint, number,
+                                                    tensor_type, string, list_, tuple_, type_none)}
 NP_TO_MS = {t._np: t for t in _ALL}
 _PY_TO_MS = {bool: bool_, int: int64, float: float64, complex: complex128}
 # NumPy dtypes, NumPy scalar types and Python types that name a dtype minispore supports.
@@ -216,6 +223,10 @@ def to_np(dtype):
         if dtype._np is None:
             if dtype is bfloat16:
                 raise TypeError("bfloat16 tensors are not supported: NumPy has no bfloat16 type")
+            if dtype in _STORAGE:
+                raise TypeError(f"{dtype} is a storage-only dtype: Tensor(..., dtype={dtype!r}) "
+                                f"and astype make tensors of it, astype and asnumpy read them, "
+                                f"and no operation computes with it")
             raise TypeError(f"{dtype!r} is a dtype category, not a concrete dtype")
         return dtype._np
     try:
@@ -229,6 +240,34 @@ def to_np(dtype):
         raise TypeError(f"expected a mindspore dtype (or a NumPy dtype of a number), got "
                         f"{dtype!r}")
     return np_dtype
+
+
+def storage_np(dtype):
+    """The NumPy dtype (from ml_dtypes) of a storage-only dtype, or None if `dtype` is not one."""
+    if dtype not in _STORAGE:
+        return None
+    try:
+        import ml_dtypes
+    except ImportError:
+        raise TypeError(f"Tensors of {dtype} need the optional package ml_dtypes, which gives "
+                        f"NumPy its float8 types: pip install 'minispore[float8]'") from None
+    np_dtype = np.dtype(getattr(ml_dtypes, dtype._name))
+    _STORAGE_OF_NP[np_dtype] = dtype
+    return np_dtype
+
+
+_STORAGE_OF_NP = {}  # filled by storage_np
+
+
+def storage_type(np_dtype):
+    """The storage-only dtype of a NumPy dtype (an ml_dtypes float8 one), or None."""
+    t = _STORAGE_OF_NP.get(np_dtype)
+    if t is None and np_dtype.type.__module__ == "ml_dtypes":
+        t = _BY_NAME.get(np_dtype.name)
+        if t not in _STORAGE:
+            return None
+        storage_np(t)
+    return t
 
 
 def from_np(np_dtype):

@@ -5,6 +5,7 @@ import itertools
 import numpy as np
 
 from . import _writes
+from . import dtype as mstype
 from .initializer import initializer
 from .tensor import LazyValues, Tensor, _LazyTensor, _to_array
 
@@ -53,6 +54,9 @@ class Parameter(Tensor):
         else:
             raise TypeError(f"For 'Parameter', 'default_input' must be a Tensor, NumPy array or "
                             f"Python scalar, but got {type(default_input).__name__}")
+        if isinstance(data, np.ndarray) and data.dtype not in mstype.NP_TO_MS:
+            raise TypeError(f"For 'Parameter', the dtype {mstype.storage_type(data.dtype)} is "
+                            f"storage-only: convert the values first, e.g. with astype")
         if name is not None and not isinstance(name, str):
             raise TypeError(f"For 'Parameter', 'name' must be a str, but got "
                             f"{type(name).__name__}")

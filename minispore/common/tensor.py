@@ -1,4 +1,6 @@
 """Tensor: a slotted holder of one NumPy array; operators and methods are bound by `ops`."""
+import sys
+
 import numpy as np
 
 from . import dtype as mstype
@@ -50,7 +52,10 @@ class Tensor:
         if input_data is None:
             raise TypeError("For 'Tensor', 'input_data' must be given (or 'shape' and 'dtype', "
                             "with an optional 'init')")
-        self._data = _to_array(input_data, None if dtype is None else mstype.to_np(dtype))
+        np_dtype = None if dtype is None else mstype.storage_np(dtype) or mstype.to_np(dtype)
+        self._data = _to_array(input_data, np_dtype)
+        if self._data.dtype not in mstype.NP_TO_MS:  # float8
+            _to_storage(self)
 
     # ---- basic properties -----------------------------------------------------------------
     @property
@@ -84,10 +89,9 @@ class Tensor:
     def strides(self):
         """Bytes between consecutive elements along each axis of the contiguous layout of this
         shape; MindSpore reports these also for views and transposes."""
-        a = self._data
-        step = a.itemsize
+        step = self.itemsize
         strides = []
-        for n in reversed(a.shape):
+        for n in reversed(self.shape):
             strides.append(step)
             step *= n
         return tuple(reversed(strides))
@@ -107,10 +111,10 @@ class Tensor:
         return None
 
     def dim(self):
-        return self._data.ndim
+        return self.ndim
 
     def numel(self):
-        return self._data.size
+        return self.size
 
     nelement = numel
 
@@ -143,9 +147,9 @@ class Tensor:
         return self._data.tolist()
 
     def __len__(self):
-        if self._data.ndim == 0:
+        if not self.shape:
             raise TypeError("Not support len of a 0-D tensor")
-        return self._data.shape[0]
+        return self.shape[0]
 
     def __bool__(self):
         a = self._data
@@ -217,9 +221,11 @@ _ELIDE_OVER = 6
 _ELIDE_OVER_1D = 1000
 
 
-def _repr_value(a):
+def _repr_value(a, kind=None):
+    """The value text of `a`; `kind` "V" marks a storage-only (float8) array."""
+    kind = kind or a.dtype.kind
     if a.ndim == 0:
-        return _scalar_text(a.item(), a.dtype.kind)
+        return _scalar_text(a.item(), kind)
     if a.size == 0:
         return ""
     limit = _ELIDE_OVER if a.ndim > 1 else _ELIDE_OVER_1D
@@ -227,7 +233,6 @@ def _repr_value(a):
     if True in elided:
         a = a[np.ix_(*[np.r_[0:_EDGE, n - _EDGE:n] if cut else np.arange(n)
                        for n, cut in zip(a.shape, elided)])]
-    kind = a.dtype.kind
     texts = _element_texts(a, kind)
     line_every = 0 if a.ndim > 1 or elided[0] else (12 if kind in "fb" else 24)
     return _render(a.shape, elided, iter(texts), 0, line_every)
@@ -243,7 +248,8 @@ def _element_texts(a, kind):
         return [" True" if v else "False" for v in values]
     if kind == "c":
         return [_complex_text(v) for v in values]
-    texts = [str(v) for v in values]
+    texts = ["%g" % v for v in a.astype(_float64).ravel().tolist()] if kind == "V" else \
+        [str(v) for v in values]
     width = max(map(len, texts))
     return [t.rjust(width) for t in texts]
 
@@ -273,7 +279,7 @@ def _render(shape, elided, texts, depth, line_every):
 
 
 def _scalar_text(v, kind):
-    if kind == "f":
+    if kind in "fV":
         return "%g" % v
     if kind == "c":
         return _complex_text(v)
@@ -290,7 +296,7 @@ def _complex_text(v):
 def _to_array(data, np_dtype):
     """NumPy array for `data` with MindSpore's default dtypes, copied, cast to np_dtype if given."""
     if isinstance(data, Tensor):
-        arr = data._data
+        arr = _data_slot.__get__(data) if type(data) is StorageTensor else data._data
         return arr.astype(np_dtype) if np_dtype is not None else arr.copy()
     if isinstance(data, np.ndarray):
         if data.dtype not in mstype.NP_TO_MS:
@@ -323,6 +329,8 @@ def _to_array(data, np_dtype):
 
 def _supported_array(arr):
     """`arr` in native byte order; TypeError for dtypes MindSpore has no tensors of."""
+    if mstype.storage_type(arr.dtype) is not None:
+        return arr
     if arr.dtype.kind not in "biufc":
         raise TypeError(f"For 'Tensor', NumPy arrays of dtype {arr.dtype} are not supported: "
                         "tensors hold bool, integer, float or complex numbers")
@@ -404,6 +412,123 @@ class _Pending:
 _data_slot = Tensor._data
 
 
+def _to_storage(t):
+    """Makes the Tensor `t`, just filled with an array of a storage-only dtype, a StorageTensor."""
+    if type(t) is not Tensor:
+        raise TypeError(f"For '{type(t).__name__}', the dtype {_storage_dtype(t)} is storage-only: "
+                        f"a {type(t).__name__} cannot hold it")
+    t.__class__ = StorageTensor
+
+
+def _storage_dtype(t):
+    return mstype.storage_type(_data_slot.__get__(t).dtype)
+
+
+class StorageTensor(Tensor):
+    """A Tensor of a storage-only dtype (float8): it holds its values, prints them, converts them
+    (`astype`, `Tensor(t, dtype)`, `asnumpy`, `item`, `tolist`) and reports its shape and dtype.
+    Every operation reads `_data`, which raises a TypeError naming the operation."""
+    __slots__ = ()
+
+    @property
+    def _data(self):
+        raise TypeError(_storage_refusal(self))
+
+    @_data.setter
+    def _data(self, value):
+        raise TypeError(_storage_refusal(self))
+
+    @property
+    def shape(self):
+        return _data_slot.__get__(self).shape
+
+    @property
+    def dtype(self):
+        return _storage_dtype(self)
+
+    @property
+    def size(self):
+        return _data_slot.__get__(self).size
+
+    @property
+    def itemsize(self):
+        return 1
+
+    @property
+    def nbytes(self):
+        return _data_slot.__get__(self).nbytes
+
+    def is_contiguous(self):
+        return _data_slot.__get__(self).flags.c_contiguous
+
+    def is_floating_point(self):
+        return True
+
+    def asnumpy(self):
+        """The values as a NumPy array of ml_dtypes' float8 type."""
+        return _data_slot.__get__(self).copy()
+
+    def __array__(self, dtype=None, copy=None):
+        a = _data_slot.__get__(self)
+        return a if dtype is None else a.astype(dtype, copy=False)
+
+    def astype(self, dtype, copy=True):
+        """The values converted to `dtype` (rounded to nearest even for a float8 target); no
+        gradient flows through a storage-only dtype."""
+        return Tensor(self, dtype)
+
+    to = astype
+
+    def copy(self):
+        return Tensor(self)
+
+    clone = copy
+
+    def item(self, index=None):
+        return self.astype(mstype.float32).item(index)
+
+    def tolist(self):
+        return self.astype(mstype.float32).tolist()
+
+    def __str__(self):
+        return str(_data_slot.__get__(self))
+
+    def __repr__(self):
+        a = _data_slot.__get__(self)
+        head = f"Tensor(shape={list(a.shape)}, dtype={self.dtype}, value="
+        return f"{head}{chr(10) if a.ndim > 1 else ' '}{_repr_value(a, 'V')})"
+
+    def __reduce__(self):
+        return (Tensor, (_data_slot.__get__(self),))
+
+
+def _storage_refusal(t):
+    op = _operation_in_progress()
+    where = f"For '{op}', " if op else ""
+    return (f"{where}the input is a tensor of the storage-only dtype {t.dtype}, which no operation "
+            f"computes with; convert it first, e.g. t.astype(mindspore.float32)")
+
+
+def _operation_in_progress():
+    """The name of the primitive (or else the ops function) whose call read a storage tensor:
+    the nearest frame with a `prim` or `self` that has a str `name` and a `forward`, or the
+    nearest function of minispore.ops."""
+    frame = sys._getframe(3)
+    fallback = None
+    for _ in range(12):
+        if frame is None:
+            break
+        for key in ("prim", "self"):
+            obj = frame.f_locals.get(key)
+            name = getattr(obj, "name", None)
+            if isinstance(name, str) and hasattr(obj, "forward"):
+                return name
+        if fallback is None and frame.f_globals.get("__name__", "").startswith("minispore.ops"):
+            fallback = frame.f_code.co_name
+        frame = frame.f_back
+    return fallback
+
+
 class LazyValues:
     """Mixed in first: the slot holds a recipe (`draw()`, `shape`, `dtype`) instead of values
     until the first read draws them and the object becomes a plain `_plain`."""
@@ -465,11 +590,15 @@ def from_numpy(array):
     if not isinstance(array, np.ndarray):
         raise TypeError(f"For 'from_numpy', 'array' must be a NumPy array, got "
                         f"{type(array).__name__}")
-    mstype.from_np(array.dtype)
+    storage = mstype.storage_type(array.dtype) is not None
+    if not storage:
+        mstype.from_np(array.dtype)
     t = Tensor.__new__(Tensor)
     t._data = array
     t._tape = None
     t._version = 0
+    if storage:
+        _to_storage(t)
     return t
 
 

@@ -12,7 +12,7 @@ import numpy as np
 from ..._autodiff import tape as _tape
 from ..._autodiff.tape import apply, binary, call1, wrap
 from ...common import dtype as mstype
-from ...common.tensor import Tensor
+from ...common.tensor import StorageTensor, Tensor
 from ..primitive import Binary, Primitive, Unary, register
 from . import array_ops as A
 from ._kernels import LEGACY_PROMOTION, erf as _erf, erfc as _erfc, erfinv as _erfinv, \
@@ -830,11 +830,16 @@ def select(condition, x, y):
 
 
 def cast(x, dtype):
-    """x cast to a MindSpore or NumPy dtype (no-op when it already has it)."""
+    """x cast to a MindSpore or NumPy dtype (no-op when it already has it). A conversion to or
+    from a storage-only dtype (float8) is a copy without gradient."""
     try:
         np_dtype = mstype.to_np(dtype)
     except TypeError as e:
+        if mstype.storage_np(dtype) is not None:
+            return Tensor(x, dtype)
         raise TypeError(f"For 'Cast', the 'dtype' is not a dtype: {e}") from None
+    if type(x) is StorageTensor:
+        return Tensor(x, dtype)
     if x._data.dtype == np_dtype:
         return x
     return apply(_CAST, (x, np_dtype))
