@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from ..._autodiff.tape import _state, apply, recording
+from ..._autodiff.tape import _state, apply, const, recording
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
 from ..primitive import Primitive, register
@@ -187,8 +187,8 @@ def _bmm(a, b, ta=False, tb=False):
 
 
 def _masked(x, mask):
-    """x times a constant NumPy mask (broadcast over the batch axes)."""
-    return x * _const(mask.astype(x._data.dtype, copy=False))
+    """x times a NumPy mask that depends only on shapes (broadcast over the batch axes)."""
+    return x * const(mask.astype(x._data.dtype, copy=False))
 
 
 def _tril_half(n, dtype):
@@ -757,7 +757,7 @@ class Eig(Primitive):
             m = _bmm(_bmm(v_inv, cast(da, cdt)), v)
             outs = [R.reduce_sum(_masked(m, eye), -1)]
             if dv is not None:
-                gap = A.expand_dims(w, -2) - A.expand_dims(w, -1) + _const(eye.astype(cdt))
+                gap = A.expand_dims(w, -2) - A.expand_dims(w, -1) + const(eye.astype(cdt))
                 f = _masked(1.0 / gap, 1.0 - eye)
                 du = _bmm(v, f * m)
                 stretch = FO.Real()(R.reduce_sum(FO.Conj()(v) * du, -2))

@@ -10,14 +10,18 @@ import math
 import numpy as np
 
 from ..._autodiff import tape as _tape
-from ..._quiet import _IGNORE, _reset as _quiet_reset, _set as _quiet_set
-from ..._autodiff.tape import apply, binary, call1, wrap
+from ..._autodiff.tape import apply, binary, call1, const, wrap
+from ..._quiet import _IGNORE
+from ..._quiet import _reset as _quiet_reset
+from ..._quiet import _set as _quiet_set
 from ...common import dtype as mstype
 from ...common.tensor import StorageTensor, Tensor
-from ..primitive import Binary, Primitive, Unary, register
+from ..primitive import Binary, Primitive, Unary, data_function, register
 from . import array_ops as A
-from ._kernels import LEGACY_PROMOTION, erf as _erf, erfc as _erfc, erfinv as _erfinv, \
-    keep_dtype, quiet
+from ._kernels import LEGACY_PROMOTION, keep_dtype, quiet
+from ._kernels import erf as _erf
+from ._kernels import erfc as _erfc
+from ._kernels import erfinv as _erfinv
 
 _f32 = np.dtype(np.float32)
 
@@ -179,12 +183,23 @@ def _int_power(x, y):
     return np.where(y < 0, neg, pos).astype(pos.dtype, copy=False)
 
 
-def _tie_weights(x, y, dt):
-    """Weights of x in max(x, y): 1 where x wins, 0.5 on ties, 0 where y wins (constant)."""
-    a, b = np.broadcast_arrays(_data(x), _data(y))
-    w = _writable((a > b).astype(dt))
+def _in_dtype(v, dt):
+    """Operand `v` (a Tensor or a Python scalar) as a Tensor a DataFunction can take, its data in
+    the result dtype `dt` as the forward computed it (scalars became 0-d arrays of `dt`)."""
+    return v if isinstance(v, Tensor) else const(np.asarray(v, dt))
+
+
+def _tie_weights_of(a, b, dt):
+    a, b = np.broadcast_arrays(a.astype(dt, copy=False), b.astype(dt, copy=False))
+    w = np.array(a > b, dt)  # an array even for 0-d operands
     w[a == b] = 0.5
-    return _const(w)
+    return w
+
+
+def _tie_weights(x, y, dt):
+    """Weights of x in max(x, y): 1 where x wins, 0.5 on ties, 0 where y wins; a DataFunction
+    node, so a graph-mode replay computes them from the new data."""
+    return data_function(_tie_weights_of, _in_dtype(x, dt), _in_dtype(y, dt), static=(dt,))
 
 
 @register
@@ -755,14 +770,21 @@ class ClipByValue(Primitive):
 
     def bprop(self, saved, dout, needs):
         x, lo, hi = saved
-        xd = x._data
-        below = xd < _data(lo) if lo is not None else np.zeros(xd.shape, bool)
-        above = xd > _data(hi) if hi is not None else np.zeros(xd.shape, bool)
-        inside = ~(below | above)
         dt = dout._data.dtype
-        return (dout * _const(inside.astype(dt)) if needs[0] else None,
-                dout * _const(below.astype(dt)) if needs[1] else None,
-                dout * _const(above.astype(dt)) if needs[2] else None)
+        bounds = [_in_dtype(b, dt) for b in (lo, hi) if b is not None]
+        inside, below, above = data_function(_clip_masks, x, *bounds,
+                                             static=(lo is not None, hi is not None, dt))
+        return (dout * inside if needs[0] else None, dout * below if needs[1] else None,
+                dout * above if needs[2] else None)
+
+
+def _clip_masks(x, *rest):
+    """(inside, below, above) as 0/1 arrays of dtype dt, for ClipByValue's gradients."""
+    *bounds, has_lo, has_hi, dt = rest
+    bounds = iter(bounds)
+    below = x < next(bounds) if has_lo else np.zeros(x.shape, bool)
+    above = x > next(bounds) if has_hi else np.zeros(x.shape, bool)
+    return (~(below | above)).astype(dt), below.astype(dt), above.astype(dt)
 
 
 @register

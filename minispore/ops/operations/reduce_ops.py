@@ -18,13 +18,13 @@ import math
 
 import numpy as np
 
-from ..._autodiff.tape import apply
+from ..._autodiff.tape import apply, const
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
-from ..primitive import Primitive, register
+from ..primitive import Primitive, data_function, register
 from . import array_ops as A
 from ._kernels import keep_dtype, keep_shape, normalize_axes, normalize_axis, quiet
-from .math_ops import _const, _f32, cast, exp, select
+from .math_ops import _f32, cast, exp, select
 
 _F16 = np.dtype(np.float16)
 _WIDE = np.dtype(np.float64)  # where float16 reductions accumulate (see the module's docstring)
@@ -236,8 +236,8 @@ class ProdOthers(Primitive):
         last = np.zeros(xf.shape, xf._data.dtype)
         last[..., -1] = 1
         cx = _shift(xf, 1)  # the prefix recurrences multiply by x_{j-1}
-        left = linear_scan(cx, _const(first))
-        right = linear_scan(xf, _const(last), reverse=True)
+        left = linear_scan(cx, const(first))
+        right = linear_scan(xf, const(last), reverse=True)
         dleft = linear_scan(cx, _shift(gf * left, 1))
         dright = linear_scan(xf, _shift(gf * right, -1), reverse=True)
         return _ungroup(dleft * right + left * dright, back), None
@@ -327,11 +327,16 @@ class _ReduceExtreme(_Reduce):
 
 
 def _extreme_grad(x, axes, out, dout):
-    """Gradient of a max/min reduction: split evenly among the elements equal to the result."""
-    ks = keep_shape(x.shape, axes)
-    hit = x._data == out._data.reshape(ks)
-    w = hit / hit.sum(axis=axes, keepdims=True)
-    return _expand_back(dout, x.shape, axes) * _const(w.astype(dout._data.dtype))
+    """Gradient of a max/min reduction: split evenly among the elements equal to the result (the
+    weights a DataFunction node, so a graph-mode replay finds the new ties)."""
+    w = data_function(_extreme_weights, x, out,
+                      static=(keep_shape(x.shape, axes), axes, dout._data.dtype))
+    return _expand_back(dout, x.shape, axes) * w
+
+
+def _extreme_weights(x, out, ks, axes, dt):
+    hit = x == out.reshape(ks)
+    return (hit / hit.sum(axis=axes, keepdims=True)).astype(dt)
 
 
 @register
