@@ -6,6 +6,7 @@ import numpy as np
 from .._validator import (check_bool, check_int, check_non_negative_float, check_positive_float,
                           check_positive_int)
 from ..common.tensor import Tensor
+from ..ops.primitive import data_function
 from .cell import Cell
 from .dynamic_lr import check_decay, check_lr_range
 
@@ -29,11 +30,17 @@ class LearningRateSchedule(Cell):
         raise NotImplementedError(f"'{type(self).__name__}' must define construct(global_step)")
 
 
-def _step_array(global_step, owner):
-    """The step as a float32 array (the schedules compute in float32, as MindSpore does)."""
+def _scheduled(global_step, owner, rate, *args):
+    """`rate(step, *args)` as a float32 Tensor, `step` the global step as a float32 array (the
+    schedules compute in float32, as MindSpore does). For a Tensor step it is a DataFunction node,
+    so a graph-mode replay computes the rate again from each step's value."""
     if isinstance(global_step, Tensor):
-        return global_step._data.astype(np.float32)
-    return np.asarray(check_int(global_step, "global_step", owner), np.float32)
+        return data_function(_rate_of, global_step, static=(rate, *args))
+    return Tensor(_rate_of(np.asarray(check_int(global_step, "global_step", owner)), rate, *args))
+
+
+def _rate_of(step, rate, *args):
+    return np.asarray(rate(step.astype(np.float32), *args), np.float32)
 
 
 def _check_decay_args(owner, learning_rate, decay_rate, decay_steps, is_stair):
@@ -60,11 +67,15 @@ class ExponentialDecayLR(LearningRateSchedule):
         self.is_stair = is_stair
 
     def construct(self, global_step):
-        p = _step_array(global_step, "ExponentialDecayLR") / np.float32(self.decay_steps)
-        if self.is_stair:
-            p = np.floor(p)
-        lr = np.float32(self.learning_rate) * np.power(np.float32(self.decay_rate), p)
-        return Tensor(lr.astype(np.float32))
+        return _scheduled(global_step, "ExponentialDecayLR", _exponential, self.learning_rate,
+                          self.decay_rate, self.decay_steps, self.is_stair)
+
+
+def _exponential(step, learning_rate, decay_rate, decay_steps, is_stair):
+    p = step / np.float32(decay_steps)
+    if is_stair:
+        p = np.floor(p)
+    return np.float32(learning_rate) * np.power(np.float32(decay_rate), p)
 
 
 class NaturalExpDecayLR(LearningRateSchedule):
@@ -86,11 +97,14 @@ class NaturalExpDecayLR(LearningRateSchedule):
         self.is_stair = is_stair
 
     def construct(self, global_step):
-        p = _step_array(global_step, "NaturalExpDecayLR")
-        if self.is_stair:
-            p = np.floor(p / np.float32(self.decay_steps)) * np.float32(self.decay_steps)
-        lr = np.float32(self.learning_rate) * np.exp(np.float32(-self.decay_rate) * p)
-        return Tensor(lr.astype(np.float32))
+        return _scheduled(global_step, "NaturalExpDecayLR", _natural_exp, self.learning_rate,
+                          self.decay_rate, self.decay_steps, self.is_stair)
+
+
+def _natural_exp(p, learning_rate, decay_rate, decay_steps, is_stair):
+    if is_stair:
+        p = np.floor(p / np.float32(decay_steps)) * np.float32(decay_steps)
+    return np.float32(learning_rate) * np.exp(np.float32(-decay_rate) * p)
 
 
 class InverseDecayLR(LearningRateSchedule):
@@ -112,11 +126,15 @@ class InverseDecayLR(LearningRateSchedule):
         self.is_stair = is_stair
 
     def construct(self, global_step):
-        p = _step_array(global_step, "InverseDecayLR") / np.float32(self.decay_steps)
-        if self.is_stair:
-            p = np.floor(p)
-        lr = np.float32(self.learning_rate) / (np.float32(1.0) + np.float32(self.decay_rate) * p)
-        return Tensor(lr.astype(np.float32))
+        return _scheduled(global_step, "InverseDecayLR", _inverse, self.learning_rate,
+                          self.decay_rate, self.decay_steps, self.is_stair)
+
+
+def _inverse(step, learning_rate, decay_rate, decay_steps, is_stair):
+    p = step / np.float32(decay_steps)
+    if is_stair:
+        p = np.floor(p)
+    return np.float32(learning_rate) / (np.float32(1.0) + np.float32(decay_rate) * p)
 
 
 class CosineDecayLR(LearningRateSchedule):
@@ -136,11 +154,15 @@ class CosineDecayLR(LearningRateSchedule):
         self.decay_steps = check_positive_int(decay_steps, "decay_steps", owner)
 
     def construct(self, global_step):
-        p = np.minimum(_step_array(global_step, "CosineDecayLR"), np.float32(self.decay_steps))
-        half_range = np.float32(0.5 * (self.max_lr - self.min_lr))
-        cosine = np.cos(np.float32(math.pi) * (p / np.float32(self.decay_steps)))
-        lr = np.float32(self.min_lr) + half_range * (np.float32(1.0) + cosine)
-        return Tensor(lr.astype(np.float32))
+        return _scheduled(global_step, "CosineDecayLR", _cosine, self.min_lr, self.max_lr,
+                          self.decay_steps)
+
+
+def _cosine(step, min_lr, max_lr, decay_steps):
+    p = np.minimum(step, np.float32(decay_steps))
+    half_range = np.float32(0.5 * (max_lr - min_lr))
+    cosine = np.cos(np.float32(math.pi) * (p / np.float32(decay_steps)))
+    return np.float32(min_lr) + half_range * (np.float32(1.0) + cosine)
 
 
 class PolynomialDecayLR(LearningRateSchedule):
@@ -169,16 +191,19 @@ class PolynomialDecayLR(LearningRateSchedule):
         self.update_decay_steps = check_bool(update_decay_steps, "update_decay_steps", owner)
 
     def construct(self, global_step):
-        step = _step_array(global_step, "PolynomialDecayLR")
-        period = np.float32(self.decay_steps)
-        if self.update_decay_steps:
-            period = period * np.maximum(np.ceil(step / period), np.float32(1.0))
-        else:
-            step = np.minimum(step, period)
-        span = np.float32(self.start_learning_rate - self.end_learning_rate)
-        lr = (span * np.power(np.float32(1.0) - step / period, np.float32(self.power))
-              + np.float32(self.end_learning_rate))
-        return Tensor(lr.astype(np.float32))
+        return _scheduled(global_step, "PolynomialDecayLR", _polynomial,
+                          self.start_learning_rate, self.end_learning_rate, self.decay_steps,
+                          self.power, self.update_decay_steps)
+
+
+def _polynomial(step, start, end, decay_steps, power, update_decay_steps):
+    period = np.float32(decay_steps)
+    if update_decay_steps:
+        period = period * np.maximum(np.ceil(step / period), np.float32(1.0))
+    else:
+        step = np.minimum(step, period)
+    span = np.float32(start - end)
+    return span * np.power(np.float32(1.0) - step / period, np.float32(power)) + np.float32(end)
 
 
 class WarmUpLR(LearningRateSchedule):
@@ -197,7 +222,11 @@ class WarmUpLR(LearningRateSchedule):
         self.warmup_steps = check_positive_int(warmup_steps, "warmup_steps", owner)
 
     def construct(self, global_step):
-        step = np.minimum(_step_array(global_step, "WarmUpLR"), np.float32(self.warmup_steps))
-        lr = np.float32(self.learning_rate) * (step / np.float32(self.warmup_steps))
-        return Tensor(lr.astype(np.float32))
+        return _scheduled(global_step, "WarmUpLR", _warm_up, self.learning_rate,
+                          self.warmup_steps)
+
+
+def _warm_up(step, learning_rate, warmup_steps):
+    step = np.minimum(step, np.float32(warmup_steps))
+    return np.float32(learning_rate) * (step / np.float32(warmup_steps))
 

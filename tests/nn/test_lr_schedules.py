@@ -3,6 +3,7 @@ values from MindSpore 2.10 (CPU)."""
 import numpy as np
 import pytest
 
+import minispore as ms
 from minispore import Parameter, Tensor, int32, nn
 
 # The rate at global steps 0..6, from MindSpore 2.10 (float32).
@@ -146,3 +147,13 @@ def test_dynamic_lr_list_drives_an_optimizer():
 def test_dynamic_lr_argument_errors(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+@pytest.mark.parametrize("make", [s[0] for s in SCHEDULES], ids=[f"{i}" for i in range(len(SCHEDULES))])
+def test_schedule_replays_under_jit_from_each_step(make):
+    schedule = make()
+    jitted = ms.jit(schedule.construct)
+    for k in range(5):
+        step = Tensor(np.array([k], np.int32))
+        assert np.array_equal(jitted(step).asnumpy(), schedule(step).asnumpy())
+    assert jitted.stats["replays"] == 4, jitted.stats
