@@ -716,12 +716,14 @@ def _guarded_method(name, orig):
     return method
 
 
-def _escaping_method(name, orig):
+def _escaping_method(name, orig, reason=None):
+    reason = reason or f"tensor data leaves the trace ({name}: NumPy, print or str)"
+
     def method(self, *args, **kwargs):
         rec = _current()
         if rec is not None and rec.escape is None and not rec.in_conversion:
             try:
-                rec.fail(f"tensor data leaves the trace ({name}: NumPy, print or str)")
+                rec.fail(reason)
             except Escape:
                 pass
         return orig(self, *args, **kwargs)
@@ -786,6 +788,11 @@ def install():
                     guarded = name in _GUARDED and cls is Tensor  # replayed as Tensor's
                     setattr(cls, name, _guarded_method(name, orig) if guarded else
                             _escaping_method(name, orig))
+        # A Parameter's copy holds this call's values: a trace would read them again (stale)
+        _saved.append((Parameter, "clone", Parameter.__dict__["clone"]))
+        Parameter.clone = _escaping_method("clone", Parameter.__dict__["clone"],
+                                           "Parameter.clone/copy (a copy of its values made "
+                                           "outside the trace)")
         _saved.append((Tensor, "__init__", Tensor.__dict__["__init__"]))
         Tensor.__init__ = _patched_init(Tensor.__dict__["__init__"])
         _saved.append((Tensor, "from_numpy", Tensor.__dict__["from_numpy"]))

@@ -623,3 +623,12 @@ def test_library_branches_on_data_are_guarded(fn, first, later):
         x = Tensor(np.array(values, np.float32))
         assert same(fn(x), jitted(x))
     assert jitted.stats["replays"] >= 2
+
+
+def test_a_parameter_copy_made_while_capturing_runs_eagerly():
+    # the copy holds the first call's values: a replay reading it by reference would be stale
+    w = Parameter(Tensor(np.ones(4, np.float32)), name="w")
+    jitted = _falls_back(lambda x: x * w.copy(), _inputs(), "Parameter.clone/copy")
+    w.set_data(Tensor(np.full(4, 2.0, np.float32)))
+    x = Tensor(np.ones((3, 4), np.float32))
+    assert same(jitted(x), x * w)

@@ -372,3 +372,32 @@ def test_common_subexpressions_are_not_merged_across_a_write():
         assert np.array_equal(p.asnumpy(), q.asnumpy())
     assert jitted.stats["replays"] == 2
     assert any("write param p" in g for g in jitted.ir("optimized"))
+
+
+def test_graph_mode_loss_scale_step_replays_both_branches_bitwise():
+    # A dynamic loss scale that overflows every few steps: the overflow branch (no update, the
+    # scale divided) and the normal one (update, the scale growing after 2 good steps) are each
+    # captured once and then replayed, with the scale update as a host call.
+    x = np.random.default_rng(8).standard_normal((6, 4)).astype(np.float32)
+    batches = [(Tensor(x * (1e38 if k % 3 == 2 else 1.0)),
+                Tensor(np.arange(6).astype(np.int32) % 3)) for k in range(9)]
+    out = []
+    for mode in (ms.PYNATIVE_MODE, ms.GRAPH_MODE):
+        ms.set_context(mode=mode)
+        try:
+            ms.set_seed(0)
+            net = _mlp()
+            loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+            manager = nn.DynamicLossScaleUpdateCell(2.0 ** 10, 2.0, 2)
+            step = nn.TrainOneStepWithLossScaleCell(
+                nn.WithLossCell(net, loss), nn.Momentum(net.trainable_params(), 0.01, 0.9),
+                manager)
+            results = [tuple(r.asnumpy().copy() for r in step(bx, by)) for bx, by in batches]
+            out.append((results, _params(net), cell_stats(step)))
+        finally:
+            ms.set_context(mode=ms.PYNATIVE_MODE)
+    (r1, p1, _), (r2, p2, stats) = out
+    assert [bool(r[1]) for r in r1] == [k % 3 == 2 for k in range(9)]
+    assert all(np.array_equal(a, b, equal_nan=True) for ra, rb in zip(r1, r2)
+               for a, b in zip(ra, rb)) and _equal_params(p1, p2)
+    assert stats["captures"] == 2 and stats["replays"] == 7, stats

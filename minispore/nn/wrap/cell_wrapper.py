@@ -209,7 +209,7 @@ class TrainOneStepCell(Cell):
                             f"(the loss) when a sensitivity is used, but got "
                             f"{type(loss).__name__}")
         with np.errstate(over="ignore"):  # a scale beyond float16's range is meant to be inf
-            sens = Tensor(sens._data.astype(loss._data.dtype))
+            sens = M.cast(sens, loss.dtype)
         return loss * sens, loss
 
     def _forward_and_grads(self, inputs, sens):

@@ -2,11 +2,15 @@
 which skips the update of a step whose gradients overflow."""
 import numpy as np
 
+from ..._autodiff.tape import const
 from ..._validator import check_positive_float, check_positive_int, check_type
 from ...common import dtype as mstype
 from ...common.parameter import Parameter
 from ...common.tensor import Tensor
+from ...ops.function.array_func import identity
 from ...ops.operations import array_ops as A
+from ...ops.operations.math_ops import cast
+from ...ops.primitive import data_function
 from ..cell import Cell
 from .cell_wrapper import TrainOneStepCell
 
@@ -17,20 +21,21 @@ _FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 
 def _as_flag(overflow):
-    """A Python bool from a bool, a number or a one-element Tensor."""
-    return bool(overflow._data) if isinstance(overflow, Tensor) else bool(overflow)
+    """A Python bool from a bool, a number or a one-element Tensor (`bool` of a Tensor: a value
+    guard under graph capture)."""
+    return bool(overflow)
 
 
-def _grads_finite(grads):
-    """True when no gradient holds an inf or a NaN."""
-    for g in grads:
-        a = g._data if isinstance(g, Tensor) else np.asarray(g)
-        if a.dtype.kind in "fc" and not np.isfinite(a).all():
-            return False
-    return True
+def _overflowed(*arrays):
+    """True (0-d bool) when any of the arrays holds an inf or a NaN."""
+    return np.array(any(a.dtype.kind in "fc" and not np.isfinite(a).all() for a in arrays))
 
 
 class DynamicLossScaleUpdateCell(Cell):
+    # Python on the scale's and the counters' values that writes them: graph mode runs it as a
+    # host call at every replay, as it does optimizers.
+    _jit_host = True
+
     """Updates a loss scale after each step: on overflow it is divided by `scale_factor` at once
     (but not below 1); after `scale_window` consecutive steps without overflow it is multiplied
     by `scale_factor`.
@@ -137,19 +142,22 @@ class TrainOneStepWithLossScaleCell(TrainOneStepCell):
 
     def construct(self, *inputs):
         scale = self.scale_sense
-        sens = A.reshape(scale, ()) if scale.shape else scale
+        sens = identity(A.reshape(scale, ()) if scale.shape else scale)  # grads may alias it
         # Overflow is what this step detects and reports: NumPy need not warn about it.
         with np.errstate(over="ignore", invalid="ignore"):
-            loss, grads = self._forward_and_grads(inputs, Tensor(sens._data.copy()))
-            reciprocal = 1.0 / sens._data
-            grads = tuple(g * Tensor(reciprocal.astype(g._data.dtype)) for g in grads)
+            loss, grads = self._forward_and_grads(inputs, sens)
+            reciprocal = 1.0 / sens
+            grads = tuple(g * cast(reciprocal, g.dtype) for g in grads)
         grads = self.grad_reducer(grads)
         status, _ = self.start_overflow_check(loss, None)
         cond = self.get_overflow_status(status, grads)
+        # `cond` is read before the scale update writes anything, so that graph mode guards it
+        # and replays (or captures) each branch; the update cells return `cond` itself.
+        overflowed = _as_flag(cond)
         overflow = self.process_loss_scale(cond)
-        if not _as_flag(overflow):
+        if not (overflowed if overflow is cond else _as_flag(overflow)):
             self.optimizer(grads)
-        return loss, cond, Tensor(self.scale_sense._data.copy())
+        return loss, cond, identity(self.scale_sense)  # a Tensor copy (Parameter.copy: a Parameter)
 
     def set_sense_scale(self, sens):
         """Set a new loss scale (a Tensor of the current one's shape and dtype)."""
@@ -159,13 +167,14 @@ class TrainOneStepWithLossScaleCell(TrainOneStepCell):
     def start_overflow_check(self, pre_cond, compute_input):
         """Start overflow detection (clears the device's float status on Ascend; nothing to
         clear here). Returns `(status, compute_input)` for `get_overflow_status`."""
-        return Tensor(np.zeros(8, np.int32)), compute_input
+        return const(np.zeros(8, np.int32)), compute_input
 
     def get_overflow_status(self, status, compute_output):
         """A 0-d bool Tensor: True when any Tensor in `compute_output` holds an inf or NaN."""
         outputs = compute_output if isinstance(compute_output, (tuple, list)) else \
             (compute_output,)
-        return Tensor(np.array(not _grads_finite(outputs)))
+        return data_function(_overflowed, *[g if isinstance(g, Tensor) else const(np.asarray(g))
+                                            for g in outputs])
 
     def process_loss_scale(self, overflow):
         """Run the scale update cell (if any) on `overflow`; returns the overflow flag."""
