@@ -14,7 +14,7 @@ import threading
 import numpy as np
 
 from .._autodiff import tape as _tape
-from .._quiet import quiet
+from .._quiet import is_quiet, quiet
 from ..common import _writes
 from ..common import seed as _seed
 from ..common.parameter import Parameter
@@ -478,7 +478,8 @@ class Recorder:
                 derived = prim.derived_inputs
                 ins = [("c", None) if k in derived and type(x) is _ndarray else
                        self.operand(x, how) for k, x in enumerate(operands)]
-                quiet_ = how != "call"
+                # a 'call' inside a quiet region (the backward walk's) replays quietly too
+                quiet_ = how != "call" or is_quiet()
             multi = type(out) is tuple
             outs_t = out if multi else (out,)
             outs, shapes = [], []
