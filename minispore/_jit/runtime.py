@@ -4,7 +4,7 @@ import threading
 import weakref
 
 from .._autodiff import tape as _tape
-from ..common import dtype as mstype
+from ..common import _writes, dtype as mstype
 from ..common.parameter import Parameter
 from ..common.tensor import Tensor
 from . import capture as _capture
@@ -295,6 +295,8 @@ def graph_call(cell, args, kwargs):
 
 
 def _outermost_call(cell, *args, **kwargs):
+    if _writes._log.entries is not None:  # inside a transform's call, whose undo log rolls back
+        return cell.construct(*args, **kwargs) if cell._fast else cell._call_slow(args, kwargs)
     return cell._outermost_call(args, kwargs)
 
 
