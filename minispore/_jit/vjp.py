@@ -37,7 +37,7 @@ class GradTrace:
 
     __slots__ = ("fwd", "out_tree", "views", "n_args", "template", "n_slots", "uses",
                  "use_slots", "outs", "saved_ids", "param_refs", "param_mask", "checked",
-                 "vjps", "prim", "jitted")
+                 "vjps", "prim", "jitted", "out_pos", "saved_src")
 
     def text(self):
         parts = ["# forward (saved values returned)", self.fwd.text()]
@@ -48,6 +48,14 @@ class GradTrace:
 
     def tracked_outs(self):
         return [(i, s) for i, s in self.outs if s is not None]
+
+    def _prepare(self):
+        """Positions in the forward trace's outputs, computed once it is optimised."""
+        pos = {i: k for k, i in enumerate(self.fwd.out_ids)}
+        self.out_pos = [(i, pos[i], slot) for i, slot in self.outs]
+        self.saved_src = {i: (i, True) if i < self.n_args else (pos[i], False)
+                          for i in self.saved_ids}
+        return self.out_pos
 
     def replay(self, arg_arrays, args):
         """The call's result, with one node on the current tape; None on a miss."""
@@ -63,10 +71,10 @@ class GradTrace:
         outs = fn(arg_arrays)
         if outs is None:
             return None
-        vals = dict(zip(self.fwd.out_ids, outs))
+        out_pos = self.out_pos or self._prepare()
         made, spec = {}, []
-        for i, slot in self.outs:
-            a = vals[i]
+        for i, k, slot in out_pos:
+            a = outs[k]
             if slot is None:
                 made[i] = _tape.wrap(a)
             else:
@@ -74,31 +82,33 @@ class GradTrace:
                 spec.append((t._slot, a.shape, a.dtype))
         for i, (prim, k, rest) in self.views.items():  # as eager: views of their argument
             _tape._note_views(prim, (args[k], *rest), made[i])
-        result = _capture._build(self.out_tree, vals, args, made, self.views)
+        result = _capture._build(self.out_tree, None, args, made, self.views)
         if spec:
             ins = tuple([args[src]._slot if type(src) is int else params[id(src)]
                          for src in self.uses])
-            bundle = _Saved(self, args, {i: vals[i] for i in self.saved_ids if i in vals})
-            checked = [*args, *self.param_refs, *made.values()]
             tape.nodes.append((self.prim, ins, _tape.needs_of(ins), tuple(spec),
-                               (*checked, bundle), _writes.clock, None))
+                               (*args, *self.param_refs, *made.values(), _Saved(args, outs)),
+                               _writes.clock, None))
         return result
 
 
 class _Saved:
-    """What a replayed call's node keeps for its bprop: the forward values its bprops read."""
+    """What a replayed call's node keeps for its bprop: the arguments and the forward trace's
+    outputs (the saved values among them)."""
 
-    __slots__ = ("gt", "args", "vals")
+    __slots__ = ("args", "outs")
 
-    def __init__(self, gt, args, vals):
-        self.gt = gt
+    def __init__(self, args, outs):
         self.args = args
-        self.vals = vals
+        self.outs = outs
 
-    def arrays(self):
-        """value id -> array of every saved value (arguments read now, as a bprop reads them)."""
-        n = self.gt.n_args
-        return {i: (self.args[i]._data if i < n else self.vals[i]) for i in self.gt.saved_ids}
+    def array(self, src):
+        k, is_arg = src
+        return self.args[k]._data if is_arg else self.outs[k]  # an argument as a bprop reads it
+
+    def arrays(self, gt):
+        """value id -> array of every saved value."""
+        return {i: self.array(src) for i, src in gt.saved_src.items()}
 
 
 class VjpPrim:
@@ -120,19 +130,19 @@ class VjpPrim:
         gt = self.gt
         mask = tuple([d is not None for d in dout])
         cots = [d for d in dout if d is not None]
-        arrays = bundle.arrays()
         if _tape._active and _tape._state.tape is not None:
             # recorded (a transform runs this walk): the template's bprops run as recorded ops
-            return _walk(gt, arrays, dout, True)
+            return _walk(gt, bundle.arrays(gt), dout, True)
         entry = gt.vjps.get(mask)
         if entry is None:
-            return _capture_vjp(gt, arrays, dout, cots, mask)
+            return _capture_vjp(gt, bundle.arrays(gt), dout, cots, mask)
         if type(entry) is tuple:
             trace, ids, copies, order = entry
             fn = trace.fn
             if fn is None:
                 fn = trace.lower()
-            outs = fn([c._data for c in cots] + [arrays[i] for i in order])
+            array = bundle.array
+            outs = fn([c._data for c in cots] + [array(src) for src in order])
             if outs is not None:
                 gt.jitted.stats["vjp_replays"] += 1
                 vals = dict(zip(trace.out_ids, outs))
@@ -140,7 +150,7 @@ class VjpPrim:
                               _tape.wrap(vals[i].copy() if i in copies else vals[i])
                               for i in ids])
         gt.jitted.stats["vjp_eager"] += 1
-        return _walk(gt, arrays, dout, False)
+        return _walk(gt, bundle.arrays(gt), dout, False)
 
 
 def _materialize(x, tensors):
@@ -240,7 +250,8 @@ def _capture_vjp(gt, arrays, dout, cots, mask):
         gt.vjps[mask] = "a random op in the backward"
         return result
     stats["vjp_captures"] += 1
-    gt.vjps[mask] = (compile_trace(gt.jitted, trace), ids, copies, order)
+    gt.vjps[mask] = (compile_trace(gt.jitted, trace), ids, copies,
+                     [gt.saved_src[i] for i in order])
     return result
 
 
@@ -346,6 +357,7 @@ def build(jitted, trace, rec, tape, start, slot_start, result, tensors, name):
     if any(o._tape is tok for o in gt.checked):
         raise Refused("a tensor from outside that the gradient transform tracks")
     gt.vjps = {}
+    gt.out_pos = gt.saved_src = None
     gt.jitted = jitted
     gt.prim = VjpPrim(gt, f"jit({name})")
     trace.out_ids = sorted(set(trace.out_ids) | {i for i in saved_ids if i >= trace.n_args})
