@@ -127,8 +127,7 @@ class Jitted:
         self.changed_state = set()  # keys whose capture changed Python state once
         self.stats = {"captures": 0, "replays": 0, "guard_misses": 0, "eager_calls": 0,
                       "fallbacks": {}, "disabled": None, "nodes": [], "grad_replays": 0,
-                      "vjp_captures": 0, "vjp_replays": 0, "vjp_eager": 0,
-                      "higher_order_eager": 0}
+                      "vjp_captures": 0, "vjp_replays": 0, "vjp_eager": 0, "spliced": 0}
         self.stages = []  # per trace in capture order: {"captured": Trace, "optimized": Trace}
 
     ir = _dump.ir
@@ -165,12 +164,6 @@ class Jitted:
             # the outer recorder sees every primitive)
             return self._eager(None, args, kwargs)
         tape = _tape._state.tape if _tape._active else None
-        if tape is not None and (tape.depth > 1 or _tape._packing or
-                                 _tape._state.recorded_walk):
-            # grad of grad, saved-tensor hooks, vjp/jvp/linearize/hvp: the backward walk over
-            # this call is itself recorded, so its nodes must be the eager ones (vjp.py)
-            self.stats["higher_order_eager"] += 1
-            return self._eager(None, args, kwargs)
         tensors, key, cells = [], [], []
         try:
             _key_of(args, tensors, key, cells)

@@ -26,6 +26,7 @@ from .capture import Escape, Guard, Node, Recorder, Trace
 from .pipeline import compile_trace
 
 _ndarray = np.ndarray
+_new = object.__new__
 
 
 class Refused(Exception):
@@ -37,7 +38,7 @@ class GradTrace:
 
     __slots__ = ("fwd", "out_tree", "views", "n_args", "template", "n_slots", "uses",
                  "use_slots", "outs", "saved_ids", "param_refs", "param_mask", "checked",
-                 "vjps", "prim", "jitted", "out_pos", "saved_src")
+                 "vjps", "prim", "jitted", "out_pos", "saved_src", "n_internal")
 
     def text(self):
         parts = ["# forward (saved values returned)", self.fwd.text()]
@@ -72,6 +73,9 @@ class GradTrace:
         if outs is None:
             return None
         out_pos = self.out_pos or self._prepare()
+        state = _tape._state
+        if tape.depth > 1 or _tape._packing or state.recorded_walk:
+            return self._splice(outs, args, tape)
         made, spec = {}, []
         for i, k, slot in out_pos:
             a = outs[k]
@@ -89,6 +93,44 @@ class GradTrace:
             tape.nodes.append((self.prim, ins, _tape.needs_of(ins), tuple(spec),
                                (*args, *self.param_refs, *made.values(), _Saved(args, outs)),
                                _writes.clock, None))
+        return result
+
+
+    def _splice(self, outs, args, tape):
+        """The template's nodes appended to the tape as eager records them (slots renumbered,
+        saved values over the replay's arrays): a backward walk that is itself recorded (grad
+        of grad, forward mode, hvp) then records and walks exactly eager's operations."""
+        tok = tape.token
+        base = tape.n_slots
+        tape.n_slots = base + self.n_internal
+        made, by_slot = {}, {}
+        for i, k, p in self.out_pos:
+            if p is None:
+                made[i] = _tape.wrap(outs[k])
+            else:
+                made[i] = by_slot[p] = _at_slot(outs[k], tok, base + p)
+        for i, (prim, k, rest) in self.views.items():
+            _tape._note_views(prim, (args[k], *rest), made[i])
+        result = _capture._build(self.out_tree, None, args, made, self.views)
+        params = tape.params
+        leaf = [args[src]._slot if type(src) is int else params[id(src)] for src in self.uses]
+        n = self.n_internal
+        src = self.saved_src
+
+        def array(i):
+            k, is_arg = src[i]
+            return args[k]._data if is_arg else outs[k]
+        untracked = {}
+        clock = _writes.clock
+        for prim, ins, needs, out, saved, meta in self.template:
+            ins = tuple([s if s < 0 else base + s if s < n else leaf[s - n] for s in ins])
+            out = base + out if type(out) is int else \
+                tuple([(base + s if s >= 0 else -1, shp, dt) for s, shp, dt in out])
+            saved = _materialize_tracked(saved, array, by_slot, untracked, args, base, tok)
+            if _tape._packing:
+                saved = _tape._pack(saved)
+            tape.nodes.append((prim, ins, needs, out, saved, clock, meta))
+        self.jitted.stats["spliced"] += 1
         return result
 
 
@@ -154,7 +196,8 @@ class VjpPrim:
 
 
 def _materialize(x, tensors):
-    kind, v = x
+    """A template's saved entry over `tensors` (value id -> Tensor)."""
+    kind, v = x[0], x[1]
     if kind == "v":
         return tensors[v]
     if kind == "a":
@@ -163,6 +206,42 @@ def _materialize(x, tensors):
         return v
     items = [_materialize(e, tensors) for e in v]
     return items if kind == "list" else tuple(items)
+
+
+def _materialize_tracked(x, array, by_slot, untracked, args, base, tok):
+    """A template's saved entry as eager saved it: a traced value the tape tracked becomes the
+    Tensor of its spliced slot (`base` + its private slot), an argument or Parameter the
+    caller's own object, an untracked value an untracked Tensor."""
+    kind, v = x[0], x[1]
+    if kind == "v":
+        track = x[2]
+        if track is None:
+            t = untracked.get(v)
+            if t is None:
+                t = untracked[v] = _tape.wrap(array(v))
+            return t
+        if track[0] == "leaf":
+            src = track[1]
+            return args[src] if type(src) is int else src
+        t = by_slot.get(track[1])
+        if t is None:
+            t = by_slot[track[1]] = _at_slot(array(v), tok, base + track[1])
+        return t
+    if kind == "a":
+        return array(v)
+    if kind in ("obj", "c"):
+        return v
+    items = [_materialize_tracked(e, array, by_slot, untracked, args, base, tok) for e in v]
+    return items if kind == "list" else tuple(items)
+
+
+def _at_slot(arr, tok, slot):
+    t = _new(Tensor)
+    t._data = arr
+    t._tape = tok
+    t._slot = slot
+    t._version = 0
+    return t
 
 
 def _tensors(gt, arrays):
@@ -265,6 +344,8 @@ def build(jitted, trace, rec, tape, start, slot_start, result, tensors, name):
     nodes = tape.nodes[start:]
     produced = {}
     for node in nodes:
+        if getattr(node[0], "tape_bound", False):
+            raise Refused(f"a '{node[0].name}' node (its backward runs on the tape itself)")
         out = node[3]
         for s in ((out,) if type(out) is int else [s for s, _, _ in out if s >= 0]):
             produced[s] = len(produced)
@@ -310,7 +391,16 @@ def build(jitted, trace, rec, tape, start, slot_start, result, tensors, name):
             if i in ref_ids:
                 return ("obj", ref_obj[i])
             saved_ids.add(i)
-            return ("v", i)
+            track = None
+            if x._tape is tok:
+                p = produced.get(x._slot)
+                if p is not None:
+                    track = ("slot", p)
+                elif x._slot in sources:
+                    track = ("leaf", sources[x._slot])
+                else:
+                    raise Refused("a tensor from outside that the gradient transform tracks")
+            return ("v", i, track)
         if type(x) is _ndarray:
             i = values.get(id(x))
             if i is not None and i not in ref_ids:
@@ -334,6 +424,7 @@ def build(jitted, trace, rec, tape, start, slot_start, result, tensors, name):
     gt.n_args = trace.n_args
     gt.template = template
     gt.n_slots = n_internal + len(use_slots)
+    gt.n_internal = n_internal
     gt.uses = uses
     gt.use_slots = use_slots
     outs = {}

@@ -163,19 +163,55 @@ def test_grad_of_grad_second_and_third_order_equal_eager(make):
         # a first-order gradient of the same function is compiled meanwhile
         assert same(ms.grad(f)(x), ms.grad(jitted)(x))
     stats = jitted.stats
-    assert stats["higher_order_eager"] == 4 and stats["grad_replays"] == 1
+    # one capture; every later call replays its forward, spliced as eager's nodes above first
+    # order, one VJP node at first order
+    assert stats["captures"] == 1 and stats["eager_calls"] == 0, stats
+    assert stats["spliced"] == 3 and stats["vjp_replays"] == 1, stats
 
 
-def test_forward_mode_and_vjp_run_the_jitted_function_eagerly():
+def test_forward_mode_vjp_and_hvp_replay_the_forward_with_eager_nodes():
     jitted = ms.jit(sin_exp)
     rng = np.random.default_rng(11)
-    x, v = fresh(rng), fresh(rng)
-    assert same(ops.jvp(sin_exp, x, v), ops.jvp(jitted, x, v))
-    out_e, fn_e = ops.vjp(sin_exp, x)
-    out_c, fn_c = ops.vjp(jitted, x)
     c = Tensor(np.float32(1.5))
-    assert same(out_e, out_c) and same(fn_e(c), fn_c(c))
-    assert jitted.stats["higher_order_eager"] == 2
+    for _ in range(3):
+        x, v = fresh(rng), fresh(rng)
+        assert same(ops.jvp(sin_exp, x, v), ops.jvp(jitted, x, v))
+        out_e, fn_e = ops.vjp(sin_exp, x)
+        out_c, fn_c = ops.vjp(jitted, x)
+        assert same(out_e, out_c) and same(fn_e(c), fn_c(c))
+        assert same(ops.hvp(sin_exp, x, v), ops.hvp(jitted, x, v))
+        assert same(ops.jacfwd(lambda t: ops.exp(t) * t)(x[0]),
+                    ops.jacfwd(ms.jit(lambda t: ops.exp(t) * t))(x[0]))
+    stats = jitted.stats
+    assert stats["captures"] == 1 and stats["spliced"] == 8 and stats["eager_calls"] == 0
+
+
+@given(st.lists(st.tuples(st.integers(0, 1), st.integers(0, 50), st.integers(0, 20),
+                          st.integers(0, 20)), min_size=1, max_size=8),
+       st.integers(0, 2 ** 31 - 1))
+def test_random_programs_second_order_bitwise(ops_drawn, seed):
+    rng = np.random.default_rng(seed)
+    fn = program(ops_drawn)
+    jitted = ms.jit(fn)
+
+    def loss(g):
+        def total(x, y):
+            outs = g(x, y)
+            s = (outs[0] * x).sum()
+            for o in outs[1::2]:
+                s = s + (o * o).sum()
+            return s
+        return total
+
+    def second(g):  # the gradient of the sum of the first-order input gradients
+        first = ms.grad(loss(g), (0, 1))
+        return ms.value_and_grad(lambda x, y: first(x, y)[0].sum() + first(x, y)[1].mean(),
+                                 (0, 1))
+    for _ in range(3):
+        x, y = fresh(rng), fresh(rng)
+        assert same(second(fn)(x, y), second(jitted)(x, y))
+    stats = jitted.stats
+    assert stats["captures"] == 1 and stats["spliced"] == 5 and stats["eager_calls"] == 0
 
 
 class _Net(nn.Cell):
@@ -322,3 +358,18 @@ def test_random_programs_gradients_bitwise(ops_drawn, seed):
                     ms.value_and_grad(loss(jitted), (0, 1))(x, y))
     stats = jitted.stats
     assert stats["captures"] == 1 and stats["grad_replays"] == 2 and stats["eager_calls"] == 0
+
+
+def test_a_recomputed_block_makes_the_key_eager():
+    block = nn.SequentialCell([nn.Dense(4, 4), nn.Tanh()])
+    block.recompute()
+    net = nn.SequentialCell([block, nn.Dense(4, 2)])
+    f = lambda x: net(x).sum()  # noqa: E731
+    jitted = ms.jit(f)
+    rng = np.random.default_rng(17)
+    for _ in range(3):
+        x = fresh(rng)
+        assert same(ms.value_and_grad(f, 0, net.trainable_params())(x),
+                    ms.value_and_grad(jitted, 0, net.trainable_params())(x))
+    assert jitted.stats["grad_replays"] == 0
+    assert any("'recompute' node" in r for r in jitted.stats["fallbacks"])
