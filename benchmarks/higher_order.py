@@ -4,8 +4,8 @@ W4a: the 4th derivative of sin(x) * exp(x) at x = 0.5 by nesting `grad` four tim
 float64 tensor (float32 as a second row), beside PyTorch eager doing the same with
 `torch.autograd.grad(create_graph=True)` four times. Goal: <= 250 us per call (PyTorch: 362 us).
 Rows `ms jit(grad^4)`: grad inside jit (the jitted fourth derivative, one straight-line replay);
-`ms grad^4(jit)`: jit under grad (the fourth derivative of a jitted f, which runs f eagerly above
-first order: about eager's time).
+`ms grad^4(jit)`: jit under grad (the fourth derivative of a jitted f: above first order f's
+forward replays and its nodes are put on the tape as eager records them; about eager's time).
 
 W4b: the Hessian-vector product of the W2 loss (MLP 784-512-512-10, ReLU, batch 128, softmax
 cross-entropy, float32) with respect to the first weight, reverse over reverse: minispore as a

@@ -176,7 +176,7 @@ class _Record:
 
 def _run_recorded_walk(fn, args, kwargs):
     """fn(*args, **kwargs) as the forward of a transform whose backward walk may be recorded
-    (`_state.recorded_walk` counts it: jitted functions inside run eagerly)."""
+    (`_state.recorded_walk` counts it: jitted functions inside put eager's nodes on the tape)."""
     state = _tape._state
     state.recorded_walk += 1
     try:

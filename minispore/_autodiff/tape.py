@@ -29,8 +29,8 @@ class _State(threading.local):
     capture = None  # the graph-mode recorder (minispore/_jit) this thread reports to, or None
     jit_depth = 0  # how many jitted functions this thread is inside (captured, replayed or eager)
     # How many forwards of transforms whose backward walk may itself be recorded (vjp, jvp,
-    # linearize, the Jacobians, hvp) this thread runs: a jitted function called there runs
-    # eagerly instead of as one compiled node (minispore/_jit/vjp.py).
+    # linearize, the Jacobians, hvp) this thread runs: a jitted function called there puts
+    # eager's nodes on the tape instead of one compiled node (minispore/_jit/vjp.py).
     recorded_walk = 0
 
 

@@ -13,6 +13,9 @@ trace the first time for each set of outputs that got cotangents, replayed after
 Each use of an input by a node is its own input of the one node, in the order the eager walk
 reaches them, so the engine adds their gradients into the input's slot in eager order (a
 pre-summed gradient would differ in the last bits whenever the input is used again outside).
+
+When the backward over the call will itself be recorded (grad of grad, forward mode, hvp), the
+forward still replays but the template's nodes are spliced onto the tape as eager records them.
 """
 import numpy as np
 
