@@ -59,7 +59,6 @@ class GradTrace:
         self.out_pos = [(i, pos[i], slot) for i, slot in self.outs]
         self.saved_src = {i: (i, True) if i < self.n_args else (pos[i], False)
                           for i in self.saved_ids}
-        return self.out_pos
 
     def replay(self, arg_arrays, args):
         """The call's result, with one node on the current tape; None on a miss."""
@@ -75,21 +74,13 @@ class GradTrace:
         outs = fn(arg_arrays)
         if outs is None:
             return None
-        out_pos = self.out_pos or self._prepare()
-        state = _tape._state
-        if tape.depth > 1 or _tape._packing or state.recorded_walk:
+        if self.out_pos is None:
+            self._prepare()
+        if tape.depth > 1 or _tape._packing or _tape._state.recorded_walk:
             return self._splice(outs, args, tape)
-        made, spec = {}, []
-        for i, k, slot in out_pos:
-            a = outs[k]
-            if slot is None:
-                made[i] = _tape.wrap(a)
-            else:
-                t = made[i] = _tape._tracked(a, tape)
-                spec.append((t._slot, a.shape, a.dtype))
-        for i, (prim, k, rest) in self.views.items():  # as eager: views of their argument
-            _tape._note_views(prim, (args[k], *rest), made[i])
-        result = _capture._build(self.out_tree, None, args, made, self.views)
+        made, result = self._outputs(outs, args, lambda a, p: _tape._tracked(a, tape))
+        spec = [(t._slot, t._data.shape, t._data.dtype) for t in made.values()
+                if t._tape is tok]
         if spec:
             ins = tuple([args[src]._slot if type(src) is int else params[id(src)]
                          for src in self.uses])
@@ -98,6 +89,15 @@ class GradTrace:
                                _writes.clock, None))
         return result
 
+    def _outputs(self, outs, args, track):
+        """value id -> returned Tensor (`track(array, private slot)` for the tracked ones), and
+        the call's result."""
+        made = {}
+        for i, k, p in self.out_pos:
+            made[i] = _tape.wrap(outs[k]) if p is None else track(outs[k], p)
+        for i, (prim, k, rest) in self.views.items():  # as eager: views of their argument
+            _tape._note_views(prim, (args[k], *rest), made[i])
+        return made, _capture._build(self.out_tree, None, args, made, self.views)
 
     def _splice(self, outs, args, tape):
         """The template's nodes appended to the tape as eager records them (slots renumbered,
@@ -106,23 +106,19 @@ class GradTrace:
         tok = tape.token
         base = tape.n_slots
         tape.n_slots = base + self.n_internal
-        made, by_slot = {}, {}
-        for i, k, p in self.out_pos:
-            if p is None:
-                made[i] = _tape.wrap(outs[k])
-            else:
-                made[i] = by_slot[p] = _at_slot(outs[k], tok, base + p)
-        for i, (prim, k, rest) in self.views.items():
-            _tape._note_views(prim, (args[k], *rest), made[i])
-        result = _capture._build(self.out_tree, None, args, made, self.views)
+        by_slot = {}
+
+        def track(a, p):
+            by_slot[p] = t = _at_slot(a, tok, base + p)
+            return t
+        _, result = self._outputs(outs, args, track)
         params = tape.params
         leaf = [args[src]._slot if type(src) is int else params[id(src)] for src in self.uses]
         n = self.n_internal
-        src = self.saved_src
+        bundle, src = _Saved(args, outs), self.saved_src
 
         def array(i):
-            k, is_arg = src[i]
-            return args[k]._data if is_arg else outs[k]
+            return bundle.array(src[i])
         untracked = {}
         clock = _writes.clock
         for prim, ins, needs, out, saved, meta in self.template:
