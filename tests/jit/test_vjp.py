@@ -373,3 +373,23 @@ def test_a_recomputed_block_makes_the_key_eager():
                     ms.value_and_grad(jitted, 0, net.trainable_params())(x))
     assert jitted.stats["grad_replays"] == 0
     assert any("'recompute' node" in r for r in jitted.stats["fallbacks"])
+
+
+@given(st.lists(st.tuples(st.integers(0, 2), st.integers(0, 50), st.integers(0, 20),
+                          st.integers(0, 20)), min_size=1, max_size=8),
+       st.integers(0, 2 ** 31 - 1))
+def test_random_programs_with_branches_under_grad_follow_each_call(ops_drawn, seed):
+    rng = np.random.default_rng(seed)
+    fn = program(ops_drawn)  # kind 2: a branch on a tensor-to-Python conversion (a guard)
+    jitted = ms.jit(fn)
+
+    def loss(g):
+        return lambda x, y: sum((o * o).sum() for o in g(x, y)[::2]) + (g(x, y)[0] * y).sum()
+    for _ in range(5):
+        x, y = fresh(rng), fresh(rng)
+        assert same(ms.value_and_grad(loss(fn), (0, 1))(x, y),
+                    ms.value_and_grad(loss(jitted), (0, 1))(x, y))
+    stats = jitted.stats
+    assert stats["captures"] + stats["replays"] + stats["eager_calls"] == 10
+    assert all(r.startswith(("the backward of a jitted function", "more than"))
+               for r in stats["fallbacks"]), stats["fallbacks"]
