@@ -4,7 +4,8 @@ import threading
 import weakref
 
 from .._autodiff import tape as _tape
-from ..common import _writes, dtype as mstype
+from ..common import _writes
+from ..common import dtype as mstype
 from ..common.parameter import Parameter
 from ..common.tensor import Tensor
 from . import capture as _capture

@@ -39,9 +39,9 @@ class Refused(Exception):
 class GradTrace:
     """One forward trace under a gradient transform, its template and its VJP traces."""
 
-    __slots__ = ("fwd", "out_tree", "views", "n_args", "template", "n_slots", "uses",
-                 "use_slots", "outs", "saved_ids", "param_refs", "param_mask", "checked",
-                 "vjps", "prim", "jitted", "out_pos", "saved_src", "n_internal")
+    __slots__ = ("checked", "fwd", "jitted", "n_args", "n_internal", "n_slots", "out_pos",
+                 "out_tree", "outs", "param_mask", "param_refs", "prim", "saved_ids",
+                 "saved_src", "template", "use_slots", "uses", "views", "vjps")
 
     def text(self):
         parts = ["# forward (saved values returned)", self.fwd.text()]

@@ -145,13 +145,13 @@ def test_grad_with_aux_of_a_jitted_function():
     _compiled(jitted, 3)
 
 
-def _mlp():
+def _mlp_loss():
     ms.set_seed(9)
-    return nn.SequentialCell([nn.Dense(3, 5), nn.Tanh(), nn.Dense(5, 1)])
+    net = nn.SequentialCell([nn.Dense(3, 5), nn.Tanh(), nn.Dense(5, 1)])
+    return lambda x: net(x).sum()
 
 
-@pytest.mark.parametrize("make", [lambda: sin_exp, lambda: (lambda net: lambda x: net(x).sum())(
-    _mlp())], ids=["sin-exp", "mlp"])
+@pytest.mark.parametrize("make", [lambda: sin_exp, _mlp_loss], ids=["sin-exp", "mlp"])
 def test_grad_of_grad_second_and_third_order_equal_eager(make):
     f = make()
     jitted = ms.jit(f)
