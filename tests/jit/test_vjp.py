@@ -333,6 +333,7 @@ def test_a_parameter_written_in_place_after_the_call_is_refused_as_eager_refuses
         w.set_data(Tensor(np.ones(4, np.float32)))
         with pytest.raises(RuntimeError, match="modified in place"):
             ms.grad(loss(fn), 0, w)(x)
+    assert jitted.stats["grad_replays"] == 1  # the node of the replayed call refuses too
 
 
 @given(st.lists(st.tuples(st.integers(0, 1), st.integers(0, 50), st.integers(0, 20),
@@ -391,5 +392,6 @@ def test_random_programs_with_branches_under_grad_follow_each_call(ops_drawn, se
                     ms.value_and_grad(loss(jitted), (0, 1))(x, y))
     stats = jitted.stats
     assert stats["captures"] + stats["replays"] + stats["eager_calls"] == 10
+    assert stats["grad_replays"] >= 5  # each second call with the same inputs replays
     assert all(r.startswith(("the backward of a jitted function", "more than"))
                for r in stats["fallbacks"]), stats["fallbacks"]
