@@ -107,3 +107,13 @@ def malloc_setup():
     """Apply MINISPORE_MALLOC ('tuned' unless set to 'default') to this whole process, every
     contender alike, as importing minispore does; the mode in force, for the table's title."""
     return allocator().apply_default()
+
+
+def numba_or_none():
+    """numba's version when it is installed (the `jit` extra: `jit(backend="numba")`), else
+    None."""
+    try:
+        import numba
+    except ImportError:
+        return None
+    return numba.__version__

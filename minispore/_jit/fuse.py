@@ -11,7 +11,8 @@ Grouping, in trace order: a fusible node joins the open groups of its shape that
 from (merging them), else it starts one; a reduction over the last axis of a
 group's value closes that group. A group closes when a step outside it reads one of its values,
 and every group closes at an effect step or barrier (a write may rebind what a later member would
-read). Groups of fewer than `MIN_NODES` nodes are left as they were.
+read). Groups of fewer than `MIN_NODES` nodes are left as they were, except a single primitive
+whose NumPy forward makes several passes (`SEVERAL_PASSES`: sigmoid, GeLU, their gradients).
 """
 import numpy as np
 
@@ -65,6 +66,10 @@ SCALAR = {
     N.GeLUGrad: ("T", "_gelu_grad_{a}({0}, {1})"),
 }
 REDUCTIONS = (R.ReduceSum, R.ReduceMean, R.ReduceMax)
+# Primitives whose NumPy forward makes several passes and temporaries: a group of one of them
+# alone is worth a kernel too.
+SEVERAL_PASSES = frozenset((N.Sigmoid, N.SigmoidGrad, N.TanhGrad, N.ReluGrad, N.GeLU,
+                            N.GeLUGrad))
 
 
 class Fused:
@@ -101,6 +106,20 @@ class Fused:
             vals.update(zip(m.outs, outs))
         res = tuple([vals[i] for i in self.outs])
         return res if len(res) > 1 else res[0]
+
+
+def expand(trace, keep):
+    """`trace` with each Fused node whose primitive fails `keep(prim)` replaced by its members
+    (in order, at its place: every input of theirs is made before it); the very trace when all
+    are kept."""
+    steps, changed = [], False
+    for s in trace.steps:
+        if type(s) is Node and type(s.prim) is Fused and not keep(s.prim):
+            steps.extend(s.prim.members)
+            changed = True
+        else:
+            steps.append(s)
+    return _with_steps(trace, steps) if changed else trace
 
 
 def fused_groups(trace):
@@ -218,8 +237,9 @@ class _Group:
 
 
 def fuse(trace, min_nodes=MIN_NODES):
-    """`trace` with each fusible group of at least `min_nodes` nodes replaced by one Fused node
-    at the place of its last member; the very trace when nothing is fused."""
+    """`trace` with each fusible group of at least `min_nodes` nodes (or one of SEVERAL_PASSES)
+    replaced by one Fused node at the place of its last member; the very trace when nothing is
+    fused."""
     meta = getattr(trace, "value_meta", None)
     if meta is None or not _optimizable(trace):
         return trace
@@ -255,7 +275,8 @@ def fuse(trace, min_nodes=MIN_NODES):
         if type(step) is not Guard and (type(step) is not Node or _barrier(step)):
             for g in groups:
                 g.open = False
-    groups = [g for g in groups if len(g.members) >= min_nodes]
+    groups = [g for g in groups if len(g.members) >= min_nodes or
+              type(g.members[0][1].prim) in SEVERAL_PASSES]
     if not groups:
         return trace
     return _rebuild(trace, groups, meta)

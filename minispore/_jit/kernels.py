@@ -27,6 +27,11 @@ from ..ops.operations import reduce_ops as R
 from . import fuse as _fuse
 
 CACHE_ENV = "MINISPORE_JIT_CACHE"
+# Members whose scalar code in a kernel is far slower than NumPy's SIMD loops on large arrays
+# (benchmarks: tanh of 524288 float32 30x slower, exp 3x): a group holding one and more than
+# SIMD_ELEMENTS elements keeps its NumPy calls.
+SIMD_BOUND = frozenset((_fuse.M.Exp, _fuse.M.Log, _fuse.M.Log1p, _fuse.M.Expm1, _nn.Tanh))
+SIMD_ELEMENTS = 4096
 _kernels = {}  # hash -> compiled dispatcher, per process
 _lock = threading.Lock()
 
@@ -245,10 +250,18 @@ def load(source):
 
 def attach(trace):
     """Give each Fused node of `trace` its numba kernel as `forward`, compiled (or loaded from
-    the cache) now by a call on zeros of the captured shapes; a group whose kernel cannot be
-    made keeps its NumPy forward, the reason in `prim.backend`. Returns the number of kernels."""
+    the cache) now by a call on zeros of the captured shapes. A group left to NumPy (a
+    transcendental over a large array, or a kernel that cannot be made) keeps its NumPy
+    forward, the reason in `prim.backend`. Returns the number of kernels."""
     made = 0
     for group in _fuse.fused_groups(trace):
+        slow = [type(m.prim).__name__ for m in group.members if type(m.prim) in SIMD_BOUND or
+                getattr(m.prim, "approximate", None) == "tanh"]
+        size = math.prod(group.shape)
+        if slow and size > SIMD_ELEMENTS:
+            group.backend = (f"numpy ({slow[0]} over {size} elements: NumPy's SIMD loop is "
+                             "faster than a kernel's scalar code)")
+            continue
         try:
             source = kernel_source(group)
             fn = load(source)

@@ -4,7 +4,7 @@ import os
 import warnings
 
 from . import dump, kernels
-from .fuse import fuse, fused_groups
+from .fuse import expand, fuse, fused_groups
 from .passes import node_count, optimize
 
 BACKEND_ENV = "MINISPORE_JIT_BACKEND"
@@ -19,15 +19,16 @@ def _warn_once(message):
         warnings.warn(message, RuntimeWarning, stacklevel=4)
 
 
-def resolve_backend(requested):
+def resolve_backend(requested, kernels_needed=True):
     """"numpy" or "numba": `requested` when it names one, else `$MINISPORE_JIT_BACKEND`, else
-    "numpy"; "numba" without an importable numba gives "numpy" (with a warning, once)."""
+    "numpy"; "numba" without an importable numba gives "numpy" (with a warning, once). numba is
+    imported only when `kernels_needed` (a trace with fused groups)."""
     name = requested if requested in ("numpy", "numba") else \
         os.environ.get(BACKEND_ENV, "") or "numpy"
     if name not in ("numpy", "numba"):
         _warn_once(f"{BACKEND_ENV}={name!r} is not 'numpy' or 'numba'; using 'numpy'")
         return "numpy"
-    if name == "numba" and kernels.numba_version() is None:
+    if name == "numba" and kernels_needed and kernels.numba_version() is None:
         _warn_once("the jit backend 'numba' needs numba (pip install minispore[jit]); the "
                    "fused groups run as NumPy calls")
         return "numpy"
@@ -40,12 +41,15 @@ def compile_trace(jitted, trace):
     NumPy backend replays the optimised trace (the fused stage is kept for the dumps only)."""
     optimized = optimize(trace)
     fused = fuse(optimized)
-    backend = resolve_backend(getattr(jitted, "backend", ""))
-    run = optimized
-    if backend == "numba" and fused is not optimized:
-        kernels.attach(fused)
-        run = fused
     groups = fused_groups(fused)
+    backend = resolve_backend(getattr(jitted, "backend", ""), bool(groups))
+    run = optimized
+    if backend == "numba" and groups:
+        kernels.attach(fused)
+        # the groups left to NumPy run as their members, under the memory plan
+        run = expand(fused, lambda g: g.backend == "numba")
+        if not fused_groups(run):
+            run = optimized
     stats = jitted.stats
     stats["nodes"].append((node_count(trace), node_count(optimized)))
     stats.setdefault("fused", []).append((len(groups), sum(len(g.members) for g in groups)))

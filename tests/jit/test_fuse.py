@@ -18,7 +18,7 @@ from minispore._jit import fuse, kernels, pipeline
 from minispore._jit.capture import Node
 from minispore.ops.operations.array_ops import Transpose
 from minispore.ops.operations.math_ops import Add, Exp, Mul, Neg, Sub
-from minispore.ops.operations.nn_ops import ReLU, Tanh
+from minispore.ops.operations.nn_ops import GeLU, ReLU, Tanh
 from minispore.ops.operations.reduce_ops import ReduceMax, ReduceSum
 
 from .test_capture import fresh, program, same
@@ -58,6 +58,10 @@ def test_bias_relu_becomes_one_fused_node_with_the_same_bits():
     single.op(Exp(), 0)
     alone = single.trace(1)
     assert fuse.fuse(alone) is alone  # one node: nothing to fuse
+    several = Graph(X)
+    several.op(GeLU(), 0)
+    [group] = groups(fuse.fuse(several.trace(1)))  # unless its NumPy forward makes several passes
+    assert members(group) == ["GeLU"]
 
 
 def test_a_value_read_outside_the_group_closes_it():
@@ -309,3 +313,17 @@ def test_numba_results_warn_nothing_and_keep_nan_and_inf(numba_cache):
     close(fn(x), got)
     assert [type(s.prim).__name__ for s in jitted.compiled.stages[0]["run"].steps
             if type(s) is Node] == ["Fused", "Fused"]
+
+
+def test_numba_leaves_large_transcendental_groups_to_numpy(numba_cache):
+    def fn(x):
+        return ops.tanh(x * 1.01 + 0.1), ops.relu(x * 2.0 + 1.0)
+
+    x = Tensor(np.ones((8, kernels.SIMD_ELEMENTS // 4), np.float32))
+    jitted = ms.jit(fn, backend="numba")
+    jitted(x)
+    stages = jitted.compiled.stages[0]
+    slow, fast = groups(stages["fused"])
+    assert slow.backend.startswith("numpy (Tanh over 8192 elements") and fast.backend == "numba"
+    assert prims(stages["run"]) == ["Mul", "Add", "Tanh", "Fused"]  # expanded, planned again
+    close(fn(x), jitted(x))
