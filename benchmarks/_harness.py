@@ -117,3 +117,13 @@ def numba_or_none():
     except ImportError:
         return None
     return numba.__version__
+
+
+def first_calls(jitted, *args):
+    """Seconds of the first call of a jitted function (capture, passes, fusion, the backend's
+    kernels) and of the second (the first replay), and its fused (groups, nodes) per trace."""
+    t0 = time.perf_counter()
+    jitted(*args)
+    t1 = time.perf_counter()
+    jitted(*args)
+    return t1 - t0, time.perf_counter() - t1, jitted.stats.get("fused")

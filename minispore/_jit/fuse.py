@@ -294,7 +294,8 @@ def _merge(ok, shape, groups, group_of):
             for i in m.outs:
                 group_of[i] = g
         groups.remove(other)
-    g.members.sort(key=lambda pm: pm[0])
+    if len(ok) > 1:
+        g.members.sort(key=lambda pm: pm[0])
     return g
 
 
