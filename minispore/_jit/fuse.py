@@ -302,14 +302,17 @@ def _merge(ok, shape, groups, group_of):
 def _rebuild(trace, groups, meta):
     used_outside = set(trace.out_ids)
     member_pos = {}
+    made_by = {}  # value id -> the group making it
     for g in groups:
         for pos, m in g.members:
             member_pos[pos] = g
+            for i in m.outs:
+                made_by[i] = g
     for pos, step in enumerate(trace.steps):
         if pos in member_pos:
             owner = member_pos[pos]
-            made = {i for _, m in owner.members for i in m.outs}
-            used_outside.update(x for x in step.ins if type(x) is int and x not in made)
+            used_outside.update(x for x in step.ins if type(x) is int and
+                                made_by.get(x) is not owner)
         elif type(step) is Node:
             used_outside.update(x for x in step.ins if type(x) is int)
         elif type(step) is Guard:
@@ -320,17 +323,18 @@ def _rebuild(trace, groups, meta):
     for number, g in enumerate(groups):
         members = [m for _, m in g.members]
         made = {i for m in members for i in m.outs}
-        ins, local_meta = [], {}
+        ins, local_meta = {}, {}  # ins: a dict as an ordered set
         for m in members:
             for j in _data_operands(m):
                 x = m.ins[j]
-                if type(x) is int and x not in made and x not in ins:
-                    ins.append(x)
+                if type(x) is int and x not in made:
+                    ins[x] = None
             for x in m.ins:
                 if type(x) is int:
                     local_meta[x] = meta[x]
             for i in m.outs:
                 local_meta[i] = meta[i]
+        ins = list(ins)
         # array constants are kernel arguments; 0-d ones are literals of the kernel source
         ins.extend(m.ins[j] for m in members for j in _data_operands(m)
                    if type(m.ins[j]) is not int and np.ndim(m.ins[j][1]) > 0)
