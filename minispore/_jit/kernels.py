@@ -98,16 +98,19 @@ def _np_name(dt):
 
 
 def _literal(a):
-    """Source for a one-element constant, exactly (floats by their shortest repr)."""
-    v = a.reshape(()).item()
+    """Source for a 0-d constant, exactly (floats by their shortest repr)."""
+    v = a.item()
     if a.dtype.kind == "b":
         return repr(bool(v))
-    if a.dtype.kind == "f":
-        v = float(v)
-        text = "np.nan" if math.isnan(v) else ("np.inf" if v > 0 else "-np.inf") \
-            if math.isinf(v) else repr(v)
-        return f"{_np_name(a.dtype)}({text})"
-    return f"{_np_name(a.dtype)}({int(v)})"
+    if a.dtype.kind != "f":
+        return f"{_np_name(a.dtype)}({int(v)})"
+    if math.isnan(v):
+        text = "np.nan"
+    elif math.isinf(v):
+        text = "np.inf" if v > 0 else "-np.inf"
+    else:
+        text = repr(float(v))
+    return f"{_np_name(a.dtype)}({text})"
 
 
 def _index(shape, full):
@@ -129,9 +132,9 @@ def kernel_source(group):
     members, meta, full = group.members, group.meta, group.shape
     rank = len(full)
     reduce = members[-1] if type(members[-1].prim) in _fuse.REDUCTIONS else None
+    shapes = [meta[x][0] if type(x) is int else np.shape(x[1]) for x in group.ins]
     args = {x: k for k, x in enumerate(group.ins) if type(x) is int}
-    consts = [x for x in group.ins if type(x) is not int]
-    const_arg = {id(c[1]): len(args) + k for k, c in enumerate(consts)}
+    const_arg = {id(x[1]): k for k, x in enumerate(group.ins) if type(x) is not int}
     loads, body = [], []
     loaded = set()
 
@@ -167,14 +170,13 @@ def kernel_source(group):
     extents = []
     for k in range(rank):
         src = str(full[k])
-        for x, n in list(args.items()) + [(None, const_arg[id(c[1])]) for c in consts]:
-            shape = meta[x][0] if x is not None else np.shape(consts[n - len(args)][1])
+        for n, shape in enumerate(shapes):
             d = k - (rank - len(shape))
             if d >= 0 and shape[d] == full[k]:
                 src = f"a{n}.shape[{d}]"
                 break
         extents.append(src)
-    names = [f"a{k}" for k in range(len(args) + len(consts))]
+    names = [f"a{k}" for k in range(len(group.ins))]
     lines = [f"@numba.njit(cache=True, error_model=\"numpy\", nogil=True)",
              f"def kernel({', '.join(names)}):"]
     lines += [f"    n{k} = {e}" for k, e in enumerate(extents)]

@@ -17,7 +17,7 @@ from minispore import Tensor, nn, ops
 from minispore._jit import fuse, kernels, pipeline
 from minispore._jit.capture import Node
 from minispore.ops.operations.array_ops import Transpose
-from minispore.ops.operations.math_ops import Add, Exp, Mul, Neg, Sub
+from minispore.ops.operations.math_ops import Add, Exp, Maximum, Mul, Neg, Sub
 from minispore.ops.operations.nn_ops import GeLU, ReLU, Tanh
 from minispore.ops.operations.reduce_ops import ReduceMax, ReduceSum
 
@@ -327,3 +327,17 @@ def test_numba_leaves_large_transcendental_groups_to_numpy(numba_cache):
     assert slow.backend.startswith("numpy (Tanh over 8192 elements") and fast.backend == "numba"
     assert prims(stages["run"]) == ["Mul", "Add", "Tanh", "Fused"]  # expanded, planned again
     close(fn(x), jitted(x))
+
+
+def test_numba_kernel_takes_array_constants_and_0d_literals(numba_cache):
+    g = Graph(X)
+    scale = np.linspace(0.5, 1.5, 8).astype(np.float32)
+    a = g.op(Mul(), 0, c(scale))  # an array constant: a kernel argument
+    b = g.op(Add(), a, c(np.array(-np.inf, np.float32)))  # 0-d: a literal
+    tr = g.trace(g.op(Maximum(), b, c(np.float32(np.nan))))
+    new = fuse.fuse(tr)
+    assert kernels.attach(new) == 1
+    [group] = groups(new)
+    assert group.ins[0] == 0 and group.ins[1][1] is scale and "-np.inf" in group.kernel_source
+    got, want = run(new, X), run(tr, X)
+    assert np.array_equal(got[0], want[0], equal_nan=True)
