@@ -52,7 +52,7 @@ def backends(repeat):
                 jitted(*args)
                 jitted(*args)
                 times.append(best_us(jitted, args, repeat))
-            print(f"  {name:28s} {str(shape):16s} {times[0]:10.1f} {times[1]:10.1f}  "
+            print(f"  {name:28s} {shape!s:16s} {times[0]:10.1f} {times[1]:10.1f}  "
                   f"{times[0] / times[1]:.2f}x")
 
 
@@ -81,7 +81,7 @@ def kernel_shapes(repeat):
         x, y = (rng.standard_normal(shape).astype(np.float32) for _ in range(2))
         row = [best_us(f, (x, y), repeat) for f in
                (loops, vectorized, lambda a, b: (a * 2 + b - a * b) * 0.5)]
-        print(f"  {str(shape):12s} loops {row[0]:8.2f}  vectorize {row[1]:8.2f}  "
+        print(f"  {shape!s:12s} loops {row[0]:8.2f}  vectorize {row[1]:8.2f}  "
               f"numpy {row[2]:8.2f}")
 
 

@@ -177,7 +177,7 @@ def kernel_source(group):
                 break
         extents.append(src)
     names = [f"a{k}" for k in range(len(group.ins))]
-    lines = [f"@numba.njit(cache=True, error_model=\"numpy\", nogil=True)",
+    lines = ["@numba.njit(cache=True, error_model=\"numpy\", nogil=True)",
              f"def kernel({', '.join(names)}):"]
     lines += [f"    n{k} = {e}" for k, e in enumerate(extents)]
     dims = ", ".join(f"n{k}" for k in range(rank))
@@ -225,7 +225,7 @@ def load(source):
     in the cache directory (written once, atomically), numba's `cache=True` keeping the machine
     code beside it."""
     numba = importlib.import_module("numba")
-    key = hashlib.sha256("\0".join((source, numba.__version__, np.__version__))
+    key = hashlib.sha256(f"{source}\0{numba.__version__}\0{np.__version__}"
                          .encode()).hexdigest()[:32]
     fn = _kernels.get(key)
     if fn is not None:
