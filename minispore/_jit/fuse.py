@@ -1,6 +1,7 @@
 """Fusion (docs/graph_mode.md, "Fusion, backends and the kernel cache"): groups of elementwise
-nodes of one shape, optionally ending in one reduction over the last axis, become one `Fused`
-node whose primitive runs the whole group.
+nodes over one shape, with reductions over its last axis and elementwise nodes on their per-row
+results (softmax, LayerNorm written as ops), become one `Fused` node whose primitive runs the
+whole group.
 
 A group's values are used outside it only as its outputs, so the group can run at the place of
 its last member. Its `forward` runs the members' own forwards in order (the NumPy backend: the
@@ -222,9 +223,27 @@ def _reduction(node, meta):
         return None
     if len(shape) < 2 and not prim.keep_dims:  # a 0-d result: not fused
         return None
-    if dt not in FLOATS or meta[node.outs[0]][1] != dt or shape[-1] == 0:
+    if dt not in FLOATS or meta[node.outs[0]][1] != dt or shape[-1] < 2:
         return None
     return shape
+
+
+def row_of(shape):
+    """The shape of a per-row value of a group of `shape` (its last axis kept as 1)."""
+    return shape[:-1] + (1,)
+
+
+def _full_of(a, b):
+    """The group shape two shapes can share (equal, or one the row shape of the other), else
+    None."""
+    if a == b:
+        return a
+    if len(a) == len(b) and a[:-1] == b[:-1]:
+        if b[-1] == 1 and a[-1] > 1:
+            return a
+        if a[-1] == 1 and b[-1] > 1:
+            return b
+    return None
 
 
 class _Group:
@@ -256,19 +275,21 @@ def fuse(trace, min_nodes=MIN_NODES):
         joined = None
         if type(step) is Node and not _effectful(step) and not _barrier(step):
             shape = _elementwise(step, meta)
-            if shape is not None:  # joins (merges) the open groups of its shape it reads
-                joined = _merge([g for g in near.values() if g.open and g.shape == shape],
-                                shape, groups, group_of)
-            elif len(near) == 1:
-                g = next(iter(near.values()))
-                if g.open and _reduction(step, meta) == g.shape:
-                    joined = g
+            if shape is not None:  # joins (merges) the open groups it reads that fit its shape
+                fits = [g for g in near.values() if g.open and all(
+                    meta[x][0] in (g.shape, row_of(g.shape)) for x in ins
+                    if group_of.get(x) is g)]  # not a reduction's result without keep_dims
+                joined = _merge(fits, shape, groups, group_of)
+            else:
+                shape = _reduction(step, meta)
+                if shape is not None:  # joins its input's group, or starts one
+                    g = group_of.get(step.ins[0])
+                    joined = _merge([g] if g is not None and g.open and g.shape == shape
+                                    else [], shape, groups, group_of)
             if joined is not None:
                 joined.members.append((pos, step))
                 for i in step.outs:
                     group_of[i] = joined
-                if type(step.prim) in REDUCTIONS:
-                    joined.open = False
         for g in near.values():
             if g is not joined:
                 g.open = False
@@ -282,12 +303,22 @@ def fuse(trace, min_nodes=MIN_NODES):
     return _rebuild(trace, groups, meta)
 
 
-def _merge(ok, shape, groups, group_of):
+def _merge(near, shape, groups, group_of):
+    """The group a node of output `shape` joins: the groups of `near` whose shape fits it (the
+    same shape, or one the row shape of the other), merged in order, else a new group."""
+    ok = []
+    for g in near:
+        full = _full_of(shape, g.shape)
+        if full is not None:
+            shape = full
+            ok.append(g)
+    ok = [g for g in ok if g.shape in (shape, row_of(shape))]
     if not ok:
         g = _Group(shape)
         groups.append(g)
         return g
     g = ok[0]
+    g.shape = shape  # a group of row values joining a larger one takes its shape
     for other in ok[1:]:
         g.members.extend(other.members)
         for _, m in other.members:

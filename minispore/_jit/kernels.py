@@ -126,46 +126,85 @@ def _convert(expr, have, want):
     return expr if np.dtype(have) == np.dtype(want) else f"{_np_name(want)}({expr})"
 
 
+def _places(group):
+    """Where each member runs: ("row", p) once per row before the loop of phase p over the last
+    axis, or ("loop", p) inside it (a reduction accumulates there; its result, a row value, is
+    ready from phase p + 1). Phase p is the first whose inputs are all ready."""
+    ready, places = {}, []
+    for m in group.members:
+        p = max([ready[x] for x in m.ins if type(x) is int and x in ready], default=0)
+        out = m.outs[0]
+        if type(m.prim) in _fuse.REDUCTIONS:
+            places.append(("loop", p))
+            ready[out] = p + 1
+        else:
+            places.append(("loop" if group.meta[out][0] == group.shape else "row", p))
+            ready[out] = p
+    return places
+
+
 def kernel_source(group):
     """The Python source of `group`'s numba kernel, a function `kernel(a0, a1, ...)` of the
-    group's array inputs (scalar constants are literals) returning its outputs."""
+    group's array inputs (scalar constants are literals) returning its outputs: per row (the
+    outer loops), phases of a loop over the last axis, each reduction accumulated in one, the
+    row values between them; a value made in one phase and read in a later one goes through a
+    scratch row."""
     members, meta, full = group.members, group.meta, group.shape
     rank = len(full)
-    reduce = members[-1] if type(members[-1].prim) in _fuse.REDUCTIONS else None
+    last = f"i{rank - 1}"
     shapes = [meta[x][0] if type(x) is int else np.shape(x[1]) for x in group.ins]
     args = {x: k for k, x in enumerate(group.ins) if type(x) is int}
     const_arg = {id(x[1]): k for k, x in enumerate(group.ins) if type(x) is not int}
-    loads, body = [], []
-    loaded = set()
+    places = _places(group)
+    phase_of = {m.outs[0]: p for m, (where, p) in zip(members, places) if where == "loop" and
+                type(m.prim) not in _fuse.REDUCTIONS}
+    scratch = set()
+    blocks = {}  # (where, phase) -> [loads, body, loaded]
 
-    def operand(m, j):
+    def operand(m, j, block):
         x = m.ins[j]
+        loads, _, loaded = block
         if type(x) is int:
-            if x in args and x not in loaded:
+            if x not in loaded:
+                if x in args:
+                    loads.append(f"v{x} = a{args[x]}{_index(meta[x][0], full)}")
+                elif x in phase_of and phase_of[x] < current[0]:
+                    scratch.add(x)
+                    loads.append(f"v{x} = s{x}[{last}]")
                 loaded.add(x)
-                loads.append(f"v{x} = a{args[x]}{_index(meta[x][0], full)}")
             return f"v{x}", meta[x][1]
         a = np.asarray(x[1])
         if a.ndim == 0:
             return _literal(a), a.dtype
         return f"a{const_arg[id(x[1])]}{_index(a.shape, full)}", a.dtype
 
-    for m in members:
-        if m is reduce:
-            break
-        kind, expr = _fuse.SCALAR[type(m.prim)]
+    current = [0]
+    reductions = []
+    for m, (where, p) in zip(members, places):
+        block = blocks.setdefault((where, p), ([], [], set()))
+        current[0] = p
         out = m.outs[0]
         t = meta[out][1]
+        if type(m.prim) in _fuse.REDUCTIONS:
+            v, _ = operand(m, 0, block)
+            if type(m.prim) is R.ReduceMax:
+                block[1].append(f"if {v} > acc{out} or {v} != {v}:")
+                block[1].append(f"    acc{out} = {v}")
+            else:
+                block[1].append(f"acc{out} += {v}")
+            reductions.append((m, p))
+            continue
+        kind, expr = _fuse.SCALAR[type(m.prim)]
         want = _fuse.promoted(m, meta) if kind == "P" else t
         ops = []
         for j in _fuse._data_operands(m):
-            src, have = operand(m, j)
+            src, have = operand(m, j, block)
             ops.append(src if kind == "S" and j == 0 else _convert(src, have, want))
         if type(m.prim) is _fuse.M.Cast:
             text = f"{ops[0]} != 0" if t == _fuse.BOOL else ops[0]
         else:
             text = expr.format(*ops, T=_np_name(t), a=getattr(m.prim, "approximate", ""))
-        body.append(f"v{out} = {text}" if kind == "P" else f"v{out} = {_np_name(t)}({text})")
+        block[1].append(f"v{out} = {text}" if kind == "P" else f"v{out} = {_np_name(t)}({text})")
     # the loop extents: each from an array input that is not broadcast along that axis
     extents = []
     for k in range(rank):
@@ -176,45 +215,58 @@ def kernel_source(group):
                 src = f"a{n}.shape[{d}]"
                 break
         extents.append(src)
-    names = [f"a{k}" for k in range(len(group.ins))]
     lines = ["@numba.njit(cache=True, error_model=\"numpy\", nogil=True)",
-             f"def kernel({', '.join(names)}):"]
+             f"def kernel({', '.join(f'a{k}' for k in range(len(group.ins)))}):"]
     lines += [f"    n{k} = {e}" for k, e in enumerate(extents)]
-    dims = ", ".join(f"n{k}" for k in range(rank))
+    outer = [f"i{k}" for k in range(rank - 1)]
+    index = {}  # value -> its subscript in an output array
     for i in group.outs:
-        if reduce is not None and i == reduce.outs[0]:
-            rshape = meta[i][0]
-            rdims = ", ".join([f"n{k}" for k in range(rank - 1)] +
-                              (["1"] if len(rshape) == rank else []))
-            lines.append(f"    o{i} = np.empty(({rdims},), {_np_name(meta[i][1])})")
+        shape = meta[i][0]
+        dims = [f"n{k}" for k in range(rank - 1)]
+        if shape == full:
+            dims, index[i] = dims + [f"n{rank - 1}"], outer + [last]
+        elif len(shape) == rank:
+            dims, index[i] = dims + ["1"], outer + ["0"]
         else:
-            lines.append(f"    o{i} = np.empty(({dims},), {_np_name(meta[i][1])})")
+            index[i] = outer
+        lines.append(f"    o{i} = np.empty(({', '.join(dims)},), {_np_name(meta[i][1])})")
+    lines += [f"    s{x} = np.empty(n{rank - 1}, {_np_name(meta[x][1])})" for x in sorted(scratch)]
     pad = "    "
     for k in range(rank - 1):
         lines.append(f"{pad}for i{k} in range(n{k}):")
         pad += "    "
-    if reduce is not None:
-        lines.append(f"{pad}acc = " + ("-np.inf" if type(reduce.prim) is R.ReduceMax else "0.0"))
-    lines.append(f"{pad}for i{rank - 1} in range(n{rank - 1}):")
-    inner = pad + "    "
-    lines += [inner + s for s in loads + body]
-    idx = "[" + ", ".join(f"i{k}" for k in range(rank)) + "]"
-    for i in group.outs:
-        if reduce is None or i != reduce.outs[0]:
-            lines.append(f"{inner}o{i}{idx} = v{i}")
-    if reduce is not None:
-        v = f"v{reduce.ins[0]}"
-        if type(reduce.prim) is R.ReduceMax:
-            lines.append(f"{inner}if {v} > acc or {v} != {v}:")
-            lines.append(f"{inner}    acc = {v}")
-        else:
-            lines.append(f"{inner}acc += {v}")
-        r = reduce.outs[0]
-        ridx = [f"i{k}" for k in range(rank - 1)] + \
-            (["0"] if len(meta[r][0]) == rank else [])
-        value = f"acc / n{rank - 1}" if type(reduce.prim) is R.ReduceMean else "acc"
-        if r in group.outs:
-            lines.append(f"{pad}o{r}[{', '.join(ridx)}] = {_np_name(meta[r][1])}({value})")
+    stored = set()
+    for p in range(max(p for _, p in places) + 1):
+        loads, body, _ = blocks.get(("row", p), ([], [], None))
+        lines += [pad + x for x in loads + body]
+        for m, (where, q) in zip(members, places):
+            if where == "row" and q == p and m.outs[0] in index:
+                lines.append(f"{pad}o{m.outs[0]}[{', '.join(index[m.outs[0]])}] = v{m.outs[0]}")
+        if ("loop", p) not in blocks:
+            continue
+        mine = [m for m, q in reductions if q == p]
+        for m in mine:
+            start = "-np.inf" if type(m.prim) is R.ReduceMax else "0.0"
+            lines.append(f"{pad}acc{m.outs[0]} = {start}")
+        lines.append(f"{pad}for {last} in range(n{rank - 1}):")
+        loads, body, _ = blocks[("loop", p)]
+        inner = pad + "    "
+        lines += [inner + x for x in loads + body]
+        for m, (where, q) in zip(members, places):
+            i = m.outs[0]
+            if where != "loop" or q != p or type(m.prim) in _fuse.REDUCTIONS:
+                continue
+            if i in index and i not in stored:
+                lines.append(f"{inner}o{i}[{', '.join(index[i])}] = v{i}")
+                stored.add(i)
+            if i in scratch:
+                lines.append(f"{inner}s{i}[{last}] = v{i}")
+        for m in mine:
+            i = m.outs[0]
+            value = f"acc{i} / n{rank - 1}" if type(m.prim) is R.ReduceMean else f"acc{i}"
+            lines.append(f"{pad}v{i} = {_np_name(meta[i][1])}({value})")
+            if i in index:
+                lines.append(f"{pad}o{i}[{', '.join(index[i])}] = v{i}")
     outs = [f"o{i}" for i in group.outs]
     lines.append("    return " + (outs[0] if len(outs) == 1 else "(" + ", ".join(outs) + ")"))
     return _PREAMBLE + "\n".join(lines) + "\n"

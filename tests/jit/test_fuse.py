@@ -17,7 +17,7 @@ from minispore import Tensor, nn, ops
 from minispore._jit import fuse, kernels, pipeline
 from minispore._jit.capture import Node
 from minispore.ops.operations.array_ops import Transpose
-from minispore.ops.operations.math_ops import Add, Exp, Maximum, Mul, Neg, Sub
+from minispore.ops.operations.math_ops import Add, Exp, Maximum, Mul, Neg, RealDiv
 from minispore.ops.operations.nn_ops import GeLU, ReLU, Tanh
 from minispore.ops.operations.reduce_ops import ReduceMax, ReduceSum
 
@@ -87,26 +87,33 @@ def test_a_guard_on_a_member_closes_the_group():
     assert fuse.fuse(tr) is tr
 
 
-def test_a_reduction_over_the_last_axis_ends_a_group_and_other_axes_do_not_fuse():
+def test_reductions_over_the_last_axis_and_their_row_values_join_the_group():
     g = Graph(X)
     e = g.op(Exp(), 0)
     s = g.op(ReduceSum(keep_dims=True), e, c(-1))
-    d = g.op(Sub(), e, s)  # needs the finished sum: not in the group
+    d = g.op(RealDiv(), e, s)  # a (4, 8) value of a (4, 1) row value: softmax
     tr = g.trace(d)
     new = fuse.fuse(tr)
     [group] = groups(new)
-    assert members(group) == ["Exp", "ReduceSum"] and group.outs == (e, s)
-    assert prims(new) == ["Fused", "Sub"]
+    assert members(group) == ["Exp", "ReduceSum", "RealDiv"] and group.outs == (d,)
+    assert prims(new) == ["Fused"]
     assert_bitwise(run(new, X), run(tr, X))
+    square = X[:, :4].copy()
+    g1 = Graph(square)
+    e1 = g1.op(Exp(), 0)
+    s1 = g1.op(ReduceSum(), e1, c(-1))  # (4,): broadcast along the last axis, not per row
+    tr1 = g1.trace(g1.op(Add(), e1, s1))
+    [group] = groups(fuse.fuse(tr1))
+    assert members(group) == ["Exp", "ReduceSum"] and group.outs == (e1, s1)
     g0 = Graph(X)
     e0 = g0.op(Exp(), 0)
     tr0 = g0.trace(g0.op(ReduceMax(), e0, c(0)))
-    assert fuse.fuse(tr0) is tr0
+    assert fuse.fuse(tr0) is tr0  # another axis: not fused
 
 
-def test_groups_of_other_shapes_stay_apart_and_open_groups_merge():
-    g = Graph(X, COL)
-    a = g.op(Exp(), 1)  # (4, 1)
+def test_groups_of_other_shapes_stay_apart_row_groups_and_open_groups_merge():
+    g = Graph(X, B)
+    a = g.op(Exp(), 1)  # (8,)
     b = g.op(Neg(), a)
     x = g.op(Tanh(), 0)  # (4, 8), a group of its own
     y = g.op(Add(), x, b)  # joins x's group; b's group (another shape) is closed by it
@@ -116,13 +123,14 @@ def test_groups_of_other_shapes_stay_apart_and_open_groups_merge():
     first, second = groups(new)
     assert members(first) == ["Exp", "Neg"] and first.outs == (b,)
     assert members(second) == ["Tanh", "Add", "Mul"] and second.ins == (0, b)
-    assert_bitwise(run(new, X, COL), run(tr, X, COL))
-    merged = Graph(X, X)
-    p = merged.op(Exp(), 0)
-    q = merged.op(Tanh(), 1)
-    tr2 = merged.trace(merged.op(Add(), p, q))
+    assert_bitwise(run(new, X, B), run(tr, X, B))
+    rows = Graph(X, COL)
+    p = rows.op(Exp(), 1)  # (4, 1): becomes the row part of the (4, 8) group
+    q = rows.op(Tanh(), 0)
+    tr2 = rows.trace(rows.op(Add(), q, p))
     [group] = groups(fuse.fuse(tr2))
-    assert members(group) == ["Exp", "Tanh", "Add"]
+    assert members(group) == ["Exp", "Tanh", "Add"] and group.shape == (4, 8)
+    assert_bitwise(run(fuse.fuse(tr2), X, COL), run(tr2, X, COL))
 
 
 def layer_norm_gelu(x, gamma):
@@ -234,6 +242,9 @@ def test_numba_kernels_cover_normalisation_activations_and_broadcasts(numba_cach
     run = jitted.compiled.stages[0]["run"]
     made = [g for g in groups(run) if g.backend == "numba"]
     assert len(made) >= 3 and all(g.kernel_source for g in made)
+    # the hand-written LayerNorm and the GeLU after it: one kernel, three passes over each row
+    [norm] = [g for g in made if members(g).count("ReduceMean") == 2]
+    assert members(norm)[-1] == "GeLU" and norm.kernel_source.count("in range(n1)") == 3
     assert run is jitted.compiled.stages[0]["fused"]  # the numba backend replays the fused trace
     assert sorted(p.name for p in numba_cache.glob("k_*.py"))
 
