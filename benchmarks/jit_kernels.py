@@ -32,7 +32,19 @@ CASES = [
         x * 1.01 + 0.1) * 1.01 + 0.1) * 1.01 + 0.1), lambda s: [s]),
     ("sum(exp(x - m), -1)", lambda x, m: ops.exp(x - m).sum(-1, keepdims=True),
      lambda s: [s, s[:-1] + (1,)]),
+    ("layer norm written as ops", lambda x, g: layer_norm(x) * g, lambda s: [s, s[-1:]]),
+    ("softmax written as ops", lambda x: softmax(x), lambda s: [s]),
 ]
+
+
+def layer_norm(x):
+    d = x - x.mean(-1, keep_dims=True)
+    return d / ops.sqrt((d * d).mean(-1, keep_dims=True) + 1e-5)
+
+
+def softmax(x):
+    e = ops.exp(x - ops.amax(x, -1, True))
+    return e / e.sum(-1, keepdims=True)
 
 
 def best_us(fn, args, repeat, number=20):

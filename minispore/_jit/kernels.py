@@ -215,7 +215,8 @@ def kernel_source(group):
                 src = f"a{n}.shape[{d}]"
                 break
         extents.append(src)
-    lines = ["@numba.njit(cache=True, error_model=\"numpy\", nogil=True)",
+    flags = ", fastmath={\"reassoc\"}" if reductions else ""
+    lines = [f"@numba.njit(cache=True, error_model=\"numpy\", nogil=True{flags})",
              f"def kernel({', '.join(f'a{k}' for k in range(len(group.ins)))}):"]
     lines += [f"    n{k} = {e}" for k, e in enumerate(extents)]
     outer = [f"i{k}" for k in range(rank - 1)]
