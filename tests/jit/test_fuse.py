@@ -199,6 +199,59 @@ def test_backend_choice(monkeypatch):
     assert same(layer_norm_gelu(x, gamma), jitted(x, gamma))
 
 
+# Elementwise programs over a (3, 5) pool with a bias row b (5,) and a column c (3, 1): the ops
+# the fusion pass groups, broadcasts, and reductions over the last axis whose per-row results
+# feed later ops (continuous functions only, so the numba tolerance holds through them).
+ELEMENTWISE = [
+    lambda x, y, b, c: x + b, lambda x, y, b, c: x * c - y, lambda x, y, b, c: x / (1.0 + y * y),
+    lambda x, y, b, c: ops.relu(x) + c, lambda x, y, b, c: ops.sigmoid(x) * y,
+    lambda x, y, b, c: ops.tanh(x - b), lambda x, y, b, c: ops.gelu(x),
+    lambda x, y, b, c: ops.gelu(x, approximate="none"), lambda x, y, b, c: ops.maximum(x, y),
+    lambda x, y, b, c: ops.where(x > y, x, y), lambda x, y, b, c: ops.exp(-(x * x)),
+    lambda x, y, b, c: ops.log(1.0 + x * x), lambda x, y, b, c: -ops.sqrt(x * x + 0.5),
+    lambda x, y, b, c: x - x.mean(-1, keep_dims=True),
+    lambda x, y, b, c: x / ops.sqrt((x * x).mean(-1, keep_dims=True) + 1e-3),
+    lambda x, y, b, c: ops.exp(x - ops.amax(x, -1, True)),
+    lambda x, y, b, c: y * x.sum(-1, keepdims=True),
+    lambda x, y, b, c: ops.cast(ops.cast(x, ms.float64) * 0.5, ms.float32),
+    lambda x, y, b, c: ops.minimum(x, c) * ops.sigmoid(y),
+]
+
+
+def elementwise_program(drawn):
+    def fn(x, y, b, c):
+        pool = [x, y]
+        for k, i, j in drawn:
+            pool.append(ELEMENTWISE[k % len(ELEMENTWISE)](pool[i % len(pool)],
+                                                         pool[j % len(pool)], b, c))
+        return tuple(pool[2:])
+    return fn
+
+
+PROGRAMS = st.lists(st.tuples(st.integers(0, 40), st.integers(0, 30), st.integers(0, 30)),
+                    min_size=1, max_size=12)
+
+
+def program_inputs(rng, dtype=np.float32):
+    return [Tensor(rng.standard_normal(s).astype(dtype)) for s in ((3, 5), (3, 5), (5,), (3, 1))]
+
+
+@settings(deadline=None)
+@given(PROGRAMS, st.integers(0, 2 ** 31 - 1))
+def test_elementwise_programs_fuse_and_replay_bitwise_with_numpy(drawn, seed):
+    rng = np.random.default_rng(seed)
+    fn = elementwise_program(drawn)
+    jitted = ms.jit(fn, backend="numpy")
+    args = program_inputs(rng)
+    assert same(fn(*args), jitted(*args))
+    fused = jitted.compiled.stages[0]["fused"]
+    for _ in range(2):
+        args = program_inputs(rng)
+        expected = fn(*args)
+        assert same(expected, jitted(*args))
+        assert same(expected, fused.replay([a._data for a in args], args))
+
+
 # ---- the numba backend ------------------------------------------------------------------------
 
 @pytest.fixture
@@ -352,3 +405,16 @@ def test_numba_kernel_takes_array_constants_and_0d_literals(numba_cache):
     assert group.ins[0] == 0 and group.ins[1][1] is scale and "-np.inf" in group.kernel_source
     got, want = run(new, X), run(tr, X)
     assert np.array_equal(got[0], want[0], equal_nan=True)
+
+
+@settings(deadline=None, max_examples=40,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])  # the fixture sets an env var
+@given(PROGRAMS, st.integers(0, 2 ** 31 - 1), st.sampled_from([np.float32, np.float64]))
+def test_numba_elementwise_programs_within_tolerance(numba_cache, drawn, seed, dtype):
+    rng = np.random.default_rng(seed)
+    fn = elementwise_program(drawn)
+    jitted = ms.jit(fn, backend="numba")
+    for _ in range(3):
+        args = program_inputs(rng, dtype)
+        close(fn(*args), jitted(*args))
+    assert jitted.stats["fallbacks"] == {}
