@@ -133,9 +133,10 @@ def _same_state(a, b):
 class Jitted:
     """`fn` run by capture and replay; `stats` counts captures, replays and eager calls."""
 
-    def __init__(self, fn, fullgraph=False):
+    def __init__(self, fn, fullgraph=False, backend=""):
         self.fn = fn
         self.fullgraph = fullgraph
+        self.backend = backend  # pipeline.resolve_backend: "numpy", "numba" or the default
         self.cache = {}  # entry key -> list of (Trace, state snapshot)
         self.n_traces = 0
         self.lock = threading.Lock()
