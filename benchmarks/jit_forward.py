@@ -19,10 +19,10 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from _harness import first_calls, numba_or_none
+
 import minispore as ms
 from minispore import ops
-
-from _harness import first_calls, numba_or_none
 
 STEPS = 200
 PRIMS = 3 * STEPS
