@@ -484,6 +484,12 @@ class StorageTensor(Tensor):
 
     clone = copy
 
+    def view(self, dtype):
+        """The values' bits as `dtype` (`t.view(mindspore.uint8)`: the float8 bit patterns)."""
+        np_dtype = mstype.storage_np(dtype) or mstype.to_np(dtype)
+        a = _data_slot.__get__(self)
+        return Tensor((a if a.flags.c_contiguous else a.copy()).view(np_dtype).copy())
+
     def item(self, index=None):
         return self.astype(mstype.float32).item(index)
 

@@ -8,9 +8,10 @@ from ..common import _views, _writes
 from ..common import dtype as mstype
 from ..common.parameter import Parameter
 from ..common.tensor import Tensor
+from . import function as F
 from .operations import array_ops as A
 from .operations import math_ops as M
-from . import function as F
+from .primitive import data_function
 
 _ADD, _SUB, _MUL, _DIV = M._ADD, M._SUB, M._MUL, M._DIV
 _FLOORDIV, _MOD, _POW = M._FLOORDIV, M._MOD, M._POW
@@ -374,7 +375,32 @@ def flatten(self, order="C", *, start_dim=0, end_dim=-1):
 
 
 def view(self, *shape):
+    """The tensor with a new shape (`t.view(2, 3)`), or its bits read as another dtype
+    (`t.view(mindspore.int32)`: the last axis scales by the ratio of the item sizes; no
+    gradient flows through it, as in MindSpore). The dtype view is a copy here."""
+    if len(shape) == 1 and isinstance(shape[0], mstype.Type):
+        return view_dtype(self, shape[0])
     return F.reshape(self, _shape_args(shape))
+
+
+def view_dtype(t, dtype):
+    """`t`'s bits as `dtype` (a DataFunction node: recomputed at every graph-mode replay)."""
+    np_dtype = mstype.storage_np(dtype) or mstype.to_np(dtype)
+    a = t._data
+    if a.dtype.itemsize != np_dtype.itemsize:
+        if a.ndim == 0:
+            raise ValueError(f"For 'ViewDtype', a scalar tensor (shape: ()) cannot be viewed as "
+                             f"{dtype} from {t.dtype}: the element sizes differ")
+        if (a.shape[-1] * a.dtype.itemsize) % np_dtype.itemsize:
+            raise ValueError(f"For 'ViewDtype', the last axis of shape {a.shape} ({t.dtype}) "
+                             f"does not hold a whole number of {dtype} elements")
+    if np_dtype in mstype.NP_TO_MS:
+        return data_function(_bits_as, t, static=(np_dtype,))
+    return Tensor(_bits_as(a, np_dtype))  # a storage-only dtype: no operation computes with it
+
+
+def _bits_as(a, np_dtype):
+    return (a if a.flags.c_contiguous else a.copy()).view(np_dtype).copy()
 
 
 def view_as(self, other):
