@@ -1,0 +1,141 @@
+"""Graph mode replays the layers and losses whose masks, indices and constants come from tensor
+data (DataFunction nodes, tape.const, ops instead of NumPy on `._data`): each is captured once
+and replayed, its outputs and gradients bitwise equal to eager over calls whose data changes
+the masks and branches."""
+import numpy as np
+import pytest
+
+import minispore as ms
+from minispore import Tensor, nn
+from minispore._jit import cell_stats
+
+from .test_capture import same
+
+RNG = np.random.default_rng(7)
+
+
+def f64(*shape):
+    return Tensor(RNG.standard_normal(shape))
+
+
+def ints(low, high, shape, dtype=np.int32):
+    return Tensor(RNG.integers(low, high, shape).astype(dtype))
+
+
+def signs(*shape):
+    return Tensor(RNG.choice([-1, 1], shape).astype(np.int32))
+
+
+def _in_mode(mode, fn):
+    ms.set_context(mode=mode)
+    try:
+        return fn()
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+
+
+def check_replays(make_cell, calls, grad_position=(0,), seed=0):
+    """Eager against GRAPH_MODE (the Cell's forward) and against `jit` of value_and_grad (the
+    forward and the backward in one trace): bitwise equal at every call, every call after the
+    first replayed, nothing run eagerly."""
+    def run(jitted):
+        ms.set_seed(seed)
+        cell = make_cell()
+        if jitted:
+            step = ms.jit(ms.value_and_grad(cell, grad_position))
+            return [step(*args) for args in calls], step.stats
+        return [cell(*args) for args in calls], cell_stats(cell)
+
+    def eager_grads():
+        ms.set_seed(seed)
+        step = ms.value_and_grad(make_cell(), grad_position)
+        return [step(*args) for args in calls]
+
+    eager_out, _ = _in_mode(ms.PYNATIVE_MODE, lambda: run(False))
+    graph_out, stats = _in_mode(ms.GRAPH_MODE, lambda: run(False))
+    assert stats["fallbacks"] == {}
+    assert stats["captures"] == 1 and stats["replays"] == len(calls) - 1
+    assert all(same(a, b) for a, b in zip(eager_out, graph_out))
+    eager = _in_mode(ms.PYNATIVE_MODE, eager_grads)
+    jitted, stats = _in_mode(ms.PYNATIVE_MODE, lambda: run(True))
+    assert stats["fallbacks"] == {}
+    assert stats["captures"] == 1 and stats["replays"] == len(calls) - 1
+    assert all(same(a, b) for a, b in zip(eager, jitted))
+
+
+# ---- losses --------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("p, weighted, reduction", [
+    (1, False, "mean"), (2, True, "none"), (1, True, "sum")])
+def test_multi_margin_loss(p, weighted, reduction):
+    weight = Tensor(np.array([0.5, 2.0, 1.5]))
+    calls = [(f64(5, 3), ints(0, 3, 5)) for _ in range(4)]
+    check_replays(lambda: nn.MultiMarginLoss(p, 0.7, reduction, weight if weighted else None),
+                  calls)
+    # the weight as an argument, differentiated too
+    calls = [(f64(5, 3), ints(0, 3, 5), weight) for _ in range(4)]
+    check_replays(lambda: nn.MultiMarginLoss(p, 0.7, reduction), calls, (0, 2))
+
+
+@pytest.mark.parametrize("reduction", ["mean", "none"])
+def test_cosine_embedding_loss(reduction):
+    calls = [(f64(6, 4), f64(6, 4), signs(6)) for _ in range(4)]
+    check_replays(lambda: nn.CosineEmbeddingLoss(0.2, reduction), calls, (0, 1))
+
+
+@pytest.mark.parametrize("reduction", ["mean", "none"])
+def test_hinge_embedding_loss(reduction):
+    calls = [(f64(6, 3), signs(6, 3)) for _ in range(4)]
+    check_replays(lambda: nn.HingeEmbeddingLoss(0.8, reduction), calls)
+
+
+def test_focal_loss_class_labels():
+    weight = Tensor(np.array([0.3, 1.0, 2.0]))
+    calls = [(f64(5, 3), ints(-3, 3, (5, 1))) for _ in range(4)]
+    check_replays(lambda: nn.FocalLoss(weight, 2.0, "mean"), calls)
+    calls = [(f64(2, 3, 2, 2), ints(0, 3, (2, 1, 2, 2))) for _ in range(4)]
+    check_replays(lambda: nn.FocalLoss(None, 1.5, "none"), calls)
+
+
+def test_poisson_nll_loss_full():
+    # targets above and below 1 switch Stirling's term on and off elementwise
+    calls = [(f64(4, 3), Tensor(RNG.uniform(0, 3, (4, 3)))) for _ in range(4)]
+    check_replays(lambda: nn.PoissonNLLLoss(True, True, 1e-8, "mean"), calls)
+    calls = [(Tensor(RNG.uniform(0.1, 2, (4, 3))), Tensor(RNG.uniform(0, 3, (4, 3))))
+             for _ in range(4)]
+    check_replays(lambda: nn.PoissonNLLLoss(False, True, 1e-8, "none"), calls)
+
+
+def _multilabel_targets(n, c):
+    t = np.full((n, c), -1, np.int32)
+    for row in t:
+        k = RNG.integers(0, c + 1)
+        row[:k] = RNG.integers(0, c, k)  # repeats allowed; ended by the first -1
+        row[k + 1:] = RNG.integers(-1, c, max(c - k - 1, 0))  # after the -1: ignored
+    return Tensor(t)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "none"])
+def test_multilabel_margin_loss(reduction):
+    calls = [(f64(4, 5), _multilabel_targets(4, 5)) for _ in range(4)]
+    check_replays(lambda: nn.MultilabelMarginLoss(reduction), calls)
+    calls = [(f64(5), _multilabel_targets(1, 5).reshape(5)) for _ in range(3)]
+    check_replays(lambda: nn.MultilabelMarginLoss(reduction), calls)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_ctc_loss(reduction):
+    t, n, c = 8, 3, 5
+
+    def log_probs():
+        x = RNG.standard_normal((t, n, c))
+        return Tensor(x - np.log(np.exp(x).sum(-1, keepdims=True)))
+
+    calls = [(log_probs(), ints(1, c, (n, 3)), ints(5, t + 1, n), ints(0, 4, n))
+             for _ in range(4)]
+    check_replays(lambda: nn.CTCLoss(0, reduction), calls)
+    # concatenated targets: lengths that keep the total and the width
+    lengths = [[1, 3, 2], [3, 2, 1], [2, 1, 3], [3, 1, 2]]
+    calls = [(log_probs(), ints(1, c, 6), ints(5, t + 1, n), Tensor(np.array(tl, np.int32)))
+             for tl in lengths]
+    check_replays(lambda: nn.CTCLoss(0, reduction), calls)
