@@ -34,21 +34,22 @@ def _in_mode(mode, fn):
         ms.set_context(mode=ms.PYNATIVE_MODE)
 
 
-def check_replays(make_cell, calls, grad_position=(0,), seed=0):
+def check_replays(make_cell, calls, grad_position=(0,), seed=0, has_aux=False):
     """Eager against GRAPH_MODE (the Cell's forward) and against `jit` of value_and_grad (the
-    forward and the backward in one trace): bitwise equal at every call, every call after the
-    first replayed, nothing run eagerly."""
+    forward and the backward in one trace; with `has_aux` of the first output, the others
+    (indices) returned as they are): bitwise equal at every call, every call after the first
+    replayed, nothing run eagerly."""
     def run(jitted):
         ms.set_seed(seed)
         cell = make_cell()
         if jitted:
-            step = ms.jit(ms.value_and_grad(cell, grad_position))
+            step = ms.jit(ms.value_and_grad(cell, grad_position, has_aux=has_aux))
             return [step(*args) for args in calls], step.stats
         return [cell(*args) for args in calls], cell_stats(cell)
 
     def eager_grads():
         ms.set_seed(seed)
-        step = ms.value_and_grad(make_cell(), grad_position)
+        step = ms.value_and_grad(make_cell(), grad_position, has_aux=has_aux)
         return [step(*args) for args in calls]
 
     eager_out, _ = _in_mode(ms.PYNATIVE_MODE, lambda: run(False))
@@ -139,3 +140,81 @@ def test_ctc_loss(reduction):
     calls = [(log_probs(), ints(1, c, 6), ints(5, t + 1, n), Tensor(np.array(tl, np.int32)))
              for tl in lengths]
     check_replays(lambda: nn.CTCLoss(0, reduction), calls)
+
+
+# ---- pooling -------------------------------------------------------------------------------------
+
+def rounded(*shape):
+    """Small integers as floats: windows with tied maxima, and -0.0 beside 0.0."""
+    return Tensor(np.round(RNG.standard_normal(shape)))
+
+
+@pytest.mark.parametrize("indices", [False, True])
+def test_adaptive_max_pools(indices):
+    for data in (f64, rounded):
+        calls = [(data(2, 2, 5, 4, 6),) for _ in range(3)]
+        check_replays(lambda: nn.AdaptiveMaxPool3d((3, 2, 4), indices), calls, has_aux=indices)
+        calls = [(data(2, 3, 7, 9),) for _ in range(3)]
+        check_replays(lambda: nn.AdaptiveMaxPool2d((3, 4), indices), calls, has_aux=indices)
+        calls = [(data(3, 7, 5),) for _ in range(3)]
+        check_replays(lambda: nn.AdaptiveMaxPool2d(3, indices), calls, has_aux=indices)
+
+
+def test_max_pool3d_indices():
+    for data in (f64, rounded):
+        calls = [(data(2, 2, 5, 4, 6),) for _ in range(3)]
+        check_replays(lambda: nn.MaxPool3d(2, 2, "pad", 1, return_indices=True), calls,
+                      has_aux=True)
+        calls = [(data(2, 4, 4, 4),) for _ in range(3)]
+        check_replays(lambda: nn.MaxPool3d(3, 1, "pad", 1, return_indices=True), calls,
+                      has_aux=True)
+
+
+@pytest.mark.parametrize("indices", [False, True])
+def test_fractional_max_pools(indices):
+    # samples drawn at every call (a random node), and given as a Tensor attribute
+    calls = [(f64(2, 3, 7, 8),) for _ in range(3)]
+    check_replays(lambda: nn.FractionalMaxPool2d(2, (3, 4), return_indices=indices), calls,
+                  has_aux=indices)
+    samples = Tensor(RNG.random((2, 3, 2)))
+    check_replays(lambda: nn.FractionalMaxPool2d(2, output_ratio=0.5, return_indices=indices,
+                                                 _random_samples=samples), calls, has_aux=indices)
+    calls = [(rounded(1, 2, 5, 6, 5),) for _ in range(3)]
+    check_replays(lambda: nn.FractionalMaxPool3d(2, (2, 3, 3), return_indices=indices), calls,
+                  has_aux=indices)
+    calls = [(f64(2, 5, 6, 5),) for _ in range(3)]
+    check_replays(lambda: nn.FractionalMaxPool3d(2, (2, 3, 3), return_indices=indices), calls,
+                  has_aux=indices)
+
+
+def test_max_unpools():
+    calls = [(f64(2, 3, 4), ints(0, 8, (2, 3, 4))) for _ in range(3)]
+    check_replays(lambda: nn.MaxUnpool1d(2, 2), calls)
+    calls = [(f64(2, 2, 2, 2), ints(0, 16, (2, 2, 2, 2), np.int64)) for _ in range(3)]
+    check_replays(lambda: nn.MaxUnpool2d(2, 2), calls)
+    calls = [(f64(1, 2, 2, 2, 2), ints(0, 64, (1, 2, 2, 2, 2))) for _ in range(3)]
+    check_replays(lambda: nn.MaxUnpool3d(2, 2), calls)
+
+
+# ---- layers --------------------------------------------------------------------------------------
+
+def test_rrelu_training_draws_new_slopes_at_every_replay():
+    def make():
+        return nn.RReLU(0.1, 0.3).set_train()
+    calls = [(f64(4, 5),) for _ in range(4)]
+    check_replays(make, calls)
+    check_replays(make, [(Tensor(RNG.standard_normal((4, 5)).astype(np.float32)),)] * 3)
+
+
+def test_range_returns_a_new_tensor_each_call():
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        r = nn.Range(1.0, 3.0, 0.5)
+        outs = [r() for _ in range(3)]
+        stats = cell_stats(r)
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    assert stats["fallbacks"] == {} and stats["replays"] == 2
+    assert all(same(o, nn.Range(1.0, 3.0, 0.5)()) for o in outs)
+    assert len({id(o) for o in outs}) == 3
+    assert not any(np.shares_memory(o._data, r.result_tensor._data) for o in outs)

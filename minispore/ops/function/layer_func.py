@@ -342,15 +342,33 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
     # row/column, which leaves the max unchanged.
     rows = np.minimum(rs[:, None] + np.arange(kh), re[:, None] - 1)  # (oh, kh)
     cols = np.minimum(cs[:, None] + np.arange(kw), ce[:, None] - 1)  # (ow, kw)
-    lead = (slice(None),) * (input.ndim - 2)
-    win = A.getitem(input, lead + (rows[:, None, :, None], cols[None, :, None, :]))
+    # the windows' flat H*W positions depend on the shape only: a constant, gathered
+    pos = const(rows[:, None, :, None] * w + cols[None, :, None, :])  # (oh, ow, kh, kw)
+    win = _windows(input, pos, 2)
     values = apply(R.ReduceMax(False), (win, (win.ndim - 2, win.ndim - 1)))
     if not return_indices:
         return values
-    k = np.argmax(win._data.reshape(win.shape[:-2] + (kh * kw,)), axis=-1)  # (..., oh, ow)
-    r = rows[np.arange(oh)[:, None], k // kw]
-    c = cols[np.arange(ow)[None, :], k % kw]
-    return values, wrap((r * w + c).astype(np.int64))
+    return values, data_function(_first_in_window, win, pos)
+
+
+def _windows(input, pos, nd):
+    """input[..., pos] over the flattened last `nd` axes, laid out in memory as NumPy lays out
+    an advanced index after slices (the index's axes outermost), so that reductions over the
+    windows add and compare in the same order as on such an index."""
+    lead = input.shape[:-nd]
+    r = len(lead)
+    moved = A.transpose(A.reshape(input, lead + (-1,)), (r,) + tuple(range(r)))
+    win = A.gather(moved, pos, 0)  # pos.shape + lead
+    return A.transpose(win, tuple(range(pos.ndim, pos.ndim + r)) + tuple(range(pos.ndim)))
+
+
+def _first_in_window(win, pos):
+    """The position (from `pos` (..., kh, kw), one per window element) of each window's first
+    maximum in `win` (..., kh, kw), as int64 (a DataFunction)."""
+    k = pos.shape[-2] * pos.shape[-1]
+    first = np.argmax(win.reshape(win.shape[:-2] + (k,)), axis=-1)
+    flat = np.broadcast_to(pos.reshape(pos.shape[:-2] + (k,)), first.shape + (k,))
+    return np.take_along_axis(flat, first[..., None], -1)[..., 0].astype(np.int64)
 
 
 # ---- dropout ---------------------------------------------------------------------------------------
@@ -1153,13 +1171,19 @@ def _unpool(x, indices, kernel_size, stride, padding, output_size, nd, op):
     lead = x.shape[:-nd]
     m = int(np.prod(lead))
     spatial = int(np.prod(sizes))
-    idx = indices._data.reshape(m, -1).astype(np.int64)
+    # a recorded node: a graph-mode replay checks and places the new indices
+    idx = data_function(_unpool_positions, indices, static=(m, spatial, op))
+    flat = A.gather_grad(A.reshape(x, (-1,)), idx, 0, (m * spatial,))
+    return A.reshape(flat, lead + sizes)
+
+
+def _unpool_positions(indices, m, spatial, op):
+    """Flat positions in the (m * spatial,) unpooled output of each of the m rows' indices."""
+    idx = indices.reshape(m, -1).astype(np.int64)
     if idx.size and (idx.min() < 0 or idx.max() >= spatial):
         raise ValueError(f"For '{op}', 'indices' must lie in [0, {spatial}), but got values in "
                          f"[{idx.min()}, {idx.max()}]")
-    rows = np.arange(m)[:, None]
-    flat = A.getitem_grad(A.reshape(x, (m, -1)), (rows, idx), (m, spatial))
-    return A.reshape(flat, lead + sizes)
+    return (np.arange(m)[:, None] * spatial + idx).reshape(-1)
 
 
 def max_unpool1d(x, indices, kernel_size, stride=None, padding=0, output_size=None):
@@ -1306,10 +1330,24 @@ def _fractional_max(x, kernel, outs, samples, op):
         if k < 1 or o < 1 or o + k - 1 > s:
             raise ValueError(f"For '{op}', the output size {outs} with kernel {kernel} does not "
                              f"fit the input of shape {x.shape}")
-    u = samples._data if isinstance(samples, Tensor) else np.asarray(samples)
-    if u.shape != (n, c, nd):
+    if samples is None:  # a random node: a graph-mode replay draws anew, as eager does
+        samples = apply(shared(RandomOps.UniformDraw, (n, c, nd), np.dtype(np.float64)), ())
+    elif not isinstance(samples, Tensor):
+        samples = const(np.asarray(samples))
+    if samples.shape != (n, c, nd):
         raise ValueError(f"For '{op}', the random samples must be ({n}, {c}, {nd}), but got "
-                         f"{u.shape}")
+                         f"{samples.shape}")
+    # recorded nodes: a graph-mode replay finds the windows and maxima of the new data
+    index, pos = data_function(_fractional_index, x, samples, static=(kernel, outs, op))
+    return A.gather(A.reshape(x, (-1,)), pos, 0), index
+
+
+def _fractional_index(x, u, kernel, outs, op):
+    """The int64 flat spatial index of each fractional window's first maximum (N, C, *outs),
+    and its flat position in x (a DataFunction)."""
+    nd = len(kernel)
+    sizes = x.shape[2:]
+    n, c = x.shape[:2]
     if u.size and (u.min() < 0 or u.max() >= 1):
         raise ValueError(f"For '{op}', the random samples must lie in [0, 1)")
     taps = []
@@ -1324,14 +1362,13 @@ def _fractional_max(x, kernel, outs, samples, op):
         view = [n, c] + [1] * nd + [1] * nd
         view[2 + axis], view[2 + nd + axis] = outs[axis], kernel[axis]
         flat = flat * sizes[axis] + t.reshape(view)
-    plane = x._data.reshape(n, c, -1)
+    plane = x.reshape(n, c, -1)
     win = np.take_along_axis(plane, flat.reshape(n, c, -1), 2).reshape(shape)
     first = np.argmax(win.reshape(shape[:2 + nd] + (-1,)), axis=-1)
     index = np.take_along_axis(flat.reshape(shape[:2 + nd] + (-1,)), first[..., None],
                                -1)[..., 0]
-    rows = np.arange(n * c).reshape((n * c,) + (1,) * nd)
-    values = A.getitem(A.reshape(x, (n * c, -1)), (rows, index.reshape((n * c,) + tuple(outs))))
-    return A.reshape(values, (n, c) + tuple(outs)), index
+    rows = np.arange(n * c).reshape((n, c) + (1,) * nd)
+    return index, rows * plane.shape[2] + index
 
 
 def _fractional_pool(input, kernel_size, output_size, output_ratio, return_indices, samples,
@@ -1352,12 +1389,10 @@ def _fractional_pool(input, kernel_size, output_size, output_ratio, return_indic
             raise ValueError(f"For '{op}', 'output_ratio' must be {nd} floats in (0, 1), but "
                              f"got {output_ratio!r}")
         outs = tuple(int(s * r) for s, r in zip(sizes, ratio))
-    if samples is None:
-        samples = generator().random((batched.shape[0], batched.shape[1], nd))
     values, index = _fractional_max(batched, kernel, outs, samples, op)
     if input.ndim != nd + 2:
-        values, index = A.reshape(values, values.shape[1:]), index[0]
-    return (values, wrap(index)) if return_indices else values
+        values, index = A.reshape(values, values.shape[1:]), A.reshape(index, index.shape[1:])
+    return (values, index) if return_indices else values
 
 
 def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None,

@@ -933,11 +933,13 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3):
     if upper < lower:
         raise ValueError(f"For '{op}', 'upper' must be >= 'lower', but got upper {upper} and "
                          f"lower {lower}")
-    slope = generator().uniform(lower, upper, input.shape)
     if input._data.dtype.kind != "f":
+        slope = generator().uniform(lower, upper, input.shape)
         a = input._data
         return wrap(np.where(a >= 0, a, (a * slope).astype(a.dtype)))
-    return M.select(input >= 0, input, input * wrap(slope.astype(input._data.dtype)))
+    # a random node: a graph-mode replay draws new slopes, as eager does
+    slope = apply(shared(RO.UniformDraw, input.shape, input._data.dtype, lower, upper), ())
+    return M.select(input >= 0, input, input * slope)
 
 
 def dropout3d(input, p=0.5, training=True):
