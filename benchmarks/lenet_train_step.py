@@ -173,7 +173,9 @@ class LeNet5(nn.Cell):
         return self.fc3(x)
 
 
-def minispore_step_fn(params):
+def minispore_step_fn(params, jit_forward=False):
+    """The step; `jit_forward`: `value_and_grad(jit(forward))` (docs/graph_mode.md, "Under a
+    gradient transform")."""
     net = LeNet5()
     for name, (w, b) in params.items():
         getattr(net, name).weight.set_data(Tensor(w))
@@ -184,12 +186,15 @@ def minispore_step_fn(params):
     def forward(data, label):
         return loss_fn(net(data), label)
 
+    if jit_forward:
+        forward = ms.jit(forward)
     grad_fn = ms.value_and_grad(forward, None, optimizer.parameters)
 
     def step(data, label):
         loss, grads = grad_fn(data, label)
         optimizer(grads)
         return loss
+    step.forward = forward
     return step
 
 
@@ -230,11 +235,15 @@ def torch_step_fn(torch, params):
 def check_same_math(x, y, params):
     floor, step = NumpyLeNet(params), minispore_step_fn(params)
     jitted = ms.jit(minispore_step_fn(params))
+    under_grad = minispore_step_fn(params, jit_forward=True)
     xs, ys = Tensor(x), Tensor(y)
     for _ in range(3):
         a, b, c = floor.step(x, y), float(step(xs, ys)), float(jitted(xs, ys))
-        assert abs(a - b) < 1e-4 * max(1.0, abs(a)) and b == c, (a, b, c)
+        d = float(under_grad(xs, ys))
+        assert abs(a - b) < 1e-4 * max(1.0, abs(a)) and b == c == d, (a, b, c, d)
     assert jitted.stats["replays"] == 2, jitted.stats
+    stats = under_grad.forward.stats
+    assert stats["grad_replays"] == 2 and stats["vjp_replays"] == 1, stats
 
 
 def main():
@@ -247,8 +256,10 @@ def main():
     floor, ms_step = NumpyLeNet(params), minispore_step_fn(params)
     xs, ys = Tensor(x), Tensor(y)
     jit_step = ms.jit(minispore_step_fn(params))  # the whole step captured once, replayed
-    names = ["numpy (floor)", "minispore", "minispore jit"]
-    cases = [lambda: floor.step(x, y), lambda: ms_step(xs, ys), lambda: jit_step(xs, ys)]
+    vg_jit_step = minispore_step_fn(params, jit_forward=True)  # value_and_grad(jit(forward))
+    names = ["numpy (floor)", "minispore", "minispore jit", "minispore jit fwd"]
+    cases = [lambda: floor.step(x, y), lambda: ms_step(xs, ys), lambda: jit_step(xs, ys),
+             lambda: vg_jit_step(xs, ys)]
     torch = torch_or_none()
     if torch is not None:
         t_step = torch_step_fn(torch, params)

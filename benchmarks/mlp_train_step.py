@@ -93,7 +93,9 @@ class MLP(nn.Cell):
         return self.layers(x)
 
 
-def minispore_step_fn(weights):
+def minispore_step_fn(weights, jit_forward=False):
+    """The step; `jit_forward`: `value_and_grad(jit(forward))`, the forward replayed as one
+    tape node whose backward replays its captured VJP graph (docs/graph_mode.md)."""
     net = MLP(weights)
     loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
     optimizer = nn.SGD(net.trainable_params(), learning_rate=LR)
@@ -101,12 +103,15 @@ def minispore_step_fn(weights):
     def forward(data, label):
         return loss_fn(net(data), label)
 
+    if jit_forward:
+        forward = ms.jit(forward)
     grad_fn = ms.value_and_grad(forward, None, optimizer.parameters)
 
     def step(data, label):
         loss, grads = grad_fn(data, label)
         optimizer(grads)
         return loss
+    step.forward = forward
     return step
 
 
@@ -137,13 +142,17 @@ def check_same_math(x, y, weights):
     floor = NumpyMLP(weights)
     step = minispore_step_fn(weights)
     jitted = ms.jit(minispore_step_fn(weights))
+    under_grad = minispore_step_fn(weights, jit_forward=True)
     xs, ys = Tensor(x), Tensor(y)
     for _ in range(3):
         a = floor.step(x, y)
         b = float(step(xs, ys))
         c = float(jitted(xs, ys))
-        assert abs(a - b) < 1e-4 * max(1.0, abs(a)) and b == c, (a, b, c)
+        d = float(under_grad(xs, ys))
+        assert abs(a - b) < 1e-4 * max(1.0, abs(a)) and b == c == d, (a, b, c, d)
     assert jitted.stats["replays"] == 2, jitted.stats
+    stats = under_grad.forward.stats
+    assert stats["grad_replays"] == 2 and stats["vjp_replays"] == 1, stats
 
 
 def main():
@@ -157,8 +166,10 @@ def main():
     ms_step = minispore_step_fn(weights)
     xs, ys = Tensor(x), Tensor(y)
     jit_step = ms.jit(minispore_step_fn(weights))  # the whole step captured once, replayed
-    names = ["numpy (floor)", "minispore", "minispore jit"]
-    cases = [lambda: floor.step(x, y), lambda: ms_step(xs, ys), lambda: jit_step(xs, ys)]
+    vg_jit_step = minispore_step_fn(weights, jit_forward=True)  # value_and_grad(jit(forward))
+    names = ["numpy (floor)", "minispore", "minispore jit", "minispore jit fwd"]
+    cases = [lambda: floor.step(x, y), lambda: ms_step(xs, ys), lambda: jit_step(xs, ys),
+             lambda: vg_jit_step(xs, ys)]
     torch = torch_or_none()
     if torch is not None:
         t_step = torch_step_fn(torch, weights)

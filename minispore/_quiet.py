@@ -67,3 +67,9 @@ else:  # neither: the public, slower spelling
 
     def quiet_region():
         return np.errstate(all="ignore")
+
+
+def is_quiet():
+    """Whether every floating-point error is ignored now (inside `quiet` or `quiet_region`, or
+    by the user's own setting). Not for hot paths."""
+    return all(v == "ignore" for k, v in np.geterr().items() if k != "under")

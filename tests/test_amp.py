@@ -201,3 +201,46 @@ def test_tutorial_mixed_precision_loop():
     assert skipped >= 1                                      # 2^16 overflows float16
     assert scales[0] == 2 ** 15 and 2 ** 16 in scales        # halved, then grown back
     assert losses[-1] < losses[0]
+
+
+@pytest.mark.filterwarnings("error::RuntimeWarning")
+def test_tutorial_mixed_precision_step_replays_under_jit():
+    # the functional amp step (scale, unscale, all_finite, `if is_finite`, adjust) captured once
+    # per branch and replayed, bitwise equal to eager, across overflowing and finite steps, and
+    # as quiet as eager (the backward's ops replay inside the walk's quiet region)
+    rng = np.random.default_rng(4)
+    x = Tensor(rng.standard_normal((16, 4)).astype(np.float16))
+    y = Tensor(rng.standard_normal((16, 1)).astype(np.float16))
+    runs = []
+    for jitted in (False, True):
+        ms.set_seed(0)
+        model = Model()
+        loss_fn = nn.MSELoss()
+        optimizer = nn.SGD(model.trainable_params(), 0.05)
+        scaler = amp.DynamicLossScaler(2 ** 16, 2, 2)
+
+        def forward(data, label):
+            loss = loss_fn(model(data), label)
+            return scaler.scale(loss), loss
+
+        grad_fn = ms.value_and_grad(forward, None, optimizer.parameters, has_aux=True)
+
+        def step(data, label):
+            (_, loss), grads = grad_fn(data, label)
+            grads = scaler.unscale(grads)
+            is_finite = amp.all_finite(grads)
+            if is_finite:
+                optimizer(grads)
+            scaler.adjust(is_finite)
+            return loss, is_finite
+
+        run = ms.jit(step) if jitted else step
+        out = [tuple(o.asnumpy().copy() for o in run(x, y)) for _ in range(12)]
+        out.append(scaler.scale_value.asnumpy().copy())
+        runs.append((out, [p.asnumpy().copy() for p in model.trainable_params()],
+                     run.stats if jitted else None))
+    (a, pa, _), (b, pb, stats) = runs
+    assert not all(bool(o[1]) for o in a[:-1]) and any(bool(o[1]) for o in a[:-1])
+    assert all(np.array_equal(u, v) for ra, rb in zip(a[:-1], b[:-1]) for u, v in zip(ra, rb))
+    assert np.array_equal(a[-1], b[-1]) and all(np.array_equal(u, v) for u, v in zip(pa, pb))
+    assert stats["captures"] == 2 and stats["replays"] == 10, stats

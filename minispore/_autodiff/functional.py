@@ -174,6 +174,17 @@ class _Record:
         return grads
 
 
+def _run_recorded_walk(fn, args, kwargs):
+    """fn(*args, **kwargs) as the forward of a transform whose backward walk may be recorded
+    (`_state.recorded_walk` counts it: jitted functions inside put eager's nodes on the tape)."""
+    state = _tape._state
+    state.recorded_walk += 1
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        state.recorded_walk -= 1
+
+
 class _Forward(_Record):
     """`fn` run once under a transform: its record, the slots of the tracked inputs and
     weights, the raw output and the differentiated outputs (heads)."""
@@ -191,7 +202,7 @@ class _Forward(_Record):
                 in_slots.append(w._slot)
             self.w_slots = [s.track_param(w) for w in weights]
             start = len(tape.nodes)
-            out = fn(*call_args, **kwargs)
+            out = _run_recorded_walk(fn, call_args, kwargs)
             heads = _flatten_outputs(out, has_aux, what)
             for o in heads:
                 _check_output(o, what)
@@ -493,7 +504,7 @@ def hvp(fn, inputs, v):
         tape = s.tape
         tracked = [s.track_input(a) for a in args]
         start = len(tape.nodes)
-        out = fn(*tracked)
+        out = _run_recorded_walk(fn, tracked, {})
         _check_output(out, what)
         if out._data.size != 1:
             raise ValueError(f"For '{what}', the function must return a single value (a Tensor "

@@ -76,6 +76,7 @@ class _Recomputed:
     broadcasts = False
     view_op = False
     name = "recompute"
+    tape_bound = True  # its backward reruns the block on the tape it was recorded on
 
     __slots__ = ("fn", "kwargs", "ins", "tape", "rng")
 

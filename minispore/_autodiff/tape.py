@@ -28,6 +28,10 @@ class _State(threading.local):
     compute = None  # the NumPy dtype of the `to_float` cell whose construct runs, or None
     capture = None  # the graph-mode recorder (minispore/_jit) this thread reports to, or None
     jit_depth = 0  # how many jitted functions this thread is inside (captured, replayed or eager)
+    # How many forwards of transforms whose backward walk may itself be recorded (vjp, jvp,
+    # linearize, the Jacobians, hvp) this thread runs: a jitted function called there puts
+    # eager's nodes on the tape instead of one compiled node (minispore/_jit/vjp.py).
+    recorded_walk = 0
 
 
 _state = _State()

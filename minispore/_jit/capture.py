@@ -14,7 +14,7 @@ import threading
 import numpy as np
 
 from .._autodiff import tape as _tape
-from .._quiet import quiet
+from .._quiet import is_quiet, quiet
 from ..common import _writes
 from ..common import seed as _seed
 from ..common.parameter import Parameter
@@ -291,7 +291,22 @@ class Trace:
                 return None
             vals[i] = a
         rng_state = _rng_snapshot(self) if self.has_rng else None
-        committed = False  # a write happened: a shape miss can no longer rerun the call
+        point = [None]  # the undo point of the first Write: a miss rolls the writes back
+        try:
+            return self._interpret(vals, args, rng_state, point)
+        finally:
+            if point[0] is not None:
+                _writes.release(point[0], False)
+
+    def _interpret(self, vals, args, rng_state, point):
+        committed = False  # a host call ran: a shape miss can no longer rerun the call
+
+        def miss():
+            if point[0] is not None:
+                _writes.release(point[0], True)
+                point[0] = None
+            _rng_restore(rng_state)
+
         for step in self.steps:
             if type(step) is Node:
                 arrays = [vals[i] if type(i) is int else i[1] for i in step.ins]
@@ -309,25 +324,27 @@ class Trace:
                     if o.shape != shp:
                         if committed:
                             raise committed_miss(step.prim)
-                        _rng_restore(rng_state)
+                        miss()
                         return None
                     vals[i] = o
             elif type(step) in (HostCall, Write):
                 if type(step) is Write:
+                    if point[0] is None:
+                        point[0] = _writes.savepoint()
                     step.run(vals[step.value])
                     vals[step.target_id] = step.target._data
                 else:
                     outs = step.run(*[vals[i] for i in step.in_ids])
                     for i, o in zip(step.outs, outs):
                         vals[i] = o
-                committed = True
+                    committed = True
                 for i, obj in self.refs:  # a write may have given a Parameter a new array
                     vals[i] = obj._data
             else:
                 t = _tape.wrap(vals[step.value])
                 got = _ORIGINAL[step.method](t, *step.args)
                 if not _same_python(got, step.expected):
-                    _rng_restore(rng_state)
+                    miss()
                     return None
         return _build(self.out_tree, vals, args, {}, self.views)
 
@@ -409,7 +426,7 @@ class Recorder:
         self.escape = None
         self.in_conversion = 0
         self.host_writes = 0  # write-clock ticks made by host calls (allowed writes)
-        self.committed = False  # a HostCall or Write is recorded: no guard may follow
+        self.committed = False  # a HostCall is recorded: no guard may follow
         self.args = list(arg_tensors)
         self.n_args = len(self.args)
         for t in arg_tensors:
@@ -478,7 +495,8 @@ class Recorder:
                 derived = prim.derived_inputs
                 ins = [("c", None) if k in derived and type(x) is _ndarray else
                        self.operand(x, how) for k, x in enumerate(operands)]
-                quiet_ = how != "call"
+                # a 'call' inside a quiet region (the backward walk's) replays quietly too
+                quiet_ = how != "call" or is_quiet()
             multi = type(out) is tuple
             outs_t = out if multi else (out,)
             outs, shapes = [], []
@@ -526,8 +544,7 @@ class Recorder:
             if isinstance(t, Tensor):
                 if self.committed:
                     self.fail("a tensor-to-Python conversion after a Cell run as a host call "
-                              "or an in-place write (the writes could not be undone on a guard "
-                              "miss)")
+                              "(its writes could not be undone on a guard miss)")
                 i = self.ref(t)
                 self.steps.append(Guard(i, method, args, result, user_site()))
         except Escape:
@@ -592,8 +609,7 @@ class Recorder:
                 self.fail("an in-place write into a tensor the function computed or a Tensor "
                           "argument")
             self.steps.append(Write(target, i, self.ref(value), user_site()))
-            self.committed = True
-            self.host_writes += 1  # the write's one version bump
+            self.host_writes += 1  # (a replay undoes its writes on a miss: guards may follow)  # the write's one version bump
         except Escape:
             pass
 

@@ -9,6 +9,7 @@ import numpy as np
 
 from .._autodiff import tape as _tape
 from .._quiet import _IGNORE, _reset, _set
+from ..common import _writes
 from .plan import make_plan
 
 _counter = itertools.count()
@@ -17,11 +18,13 @@ _counter = itertools.count()
 def lower(trace, guard_methods, same_python, rng_snapshot, rng_restore, committed_miss,
           planned=True):
     """The generated replay function of `trace`: f(arg_arrays) -> output arrays or None (a
-    miss); after a HostCall or Write has run, a shape miss raises `committed_miss(prim)`."""
+    miss); the first Write starts an undo point, so a miss after writes rolls them back; after a
+    HostCall has run, a shape miss raises `committed_miss(prim)`."""
     ns = {"_ndarray": np.ndarray, "_asarray": np.asarray, "_set": _set, "_reset": _reset,
           "_IGNORE": _IGNORE, "_wrap": _tape.wrap, "_same": same_python,
           "_snap": rng_snapshot, "_restore": rng_restore, "_trace": trace,
-          "_committed_miss": committed_miss}
+          "_committed_miss": committed_miss, "_savepoint": _writes.savepoint,
+          "_release": _writes.release}
     lines = ["def replay(args):"]
     body = []
     n_args = trace.n_args
@@ -45,7 +48,7 @@ def lower(trace, guard_methods, same_python, rng_snapshot, rng_restore, committe
     if rng:
         body.append("snap = _snap(_trace)")
     miss = "_restore(snap); return None" if rng else "return None"
-    quiet_on = committed = False
+    quiet_on = committed = wrote = False
     for n, step in enumerate(trace.steps):
         if hasattr(step, "prim"):
             if step.quiet and not quiet_on:
@@ -98,6 +101,10 @@ def lower(trace, guard_methods, same_python, rng_snapshot, rng_restore, committe
             ns[f"h{n}"] = step.run
             if hasattr(step, "target"):
                 ns[f"t{n}"] = step.target
+                if not wrote:
+                    body.append("sp = _savepoint()")
+                    miss = "_release(sp, True); sp = None; " + miss
+                    wrote = True
                 body.append(f"h{n}(v{step.value})")
                 body.append(f"v{step.target_id} = t{n}._data")
             else:
@@ -107,7 +114,8 @@ def lower(trace, guard_methods, same_python, rng_snapshot, rng_restore, committe
                     body.append(f"v{i} = o[{m}]")
             for k, (i, _) in enumerate(trace.refs):  # a write may have given a new array
                 body.append(f"v{i} = r{k}._data")
-            committed = True  # from here on a shape miss raises: the writes happened
+            if hasattr(step, "cell"):
+                committed = True  # from here on a shape miss raises: the host call wrote
         else:
             ns[f"g{n}"] = guard_methods[step.method]
             ns[f"e{n}"] = step.expected
@@ -115,13 +123,14 @@ def lower(trace, guard_methods, same_python, rng_snapshot, rng_restore, committe
             body.append(f"if not _same(g{n}(_wrap(v{step.value}), *ga{n}), e{n}): {miss}")
     outs = trace.out_ids
     body.append("return (" + "".join(f"v{i}, " for i in outs) + ")")
-    lines.append("    tok = None")
+    lines.append("    tok = sp = None")
     if plan is not None:
         lines.append("    bufs = None")
     lines.append("    try:")
     lines.extend("        " + b for b in body)
     lines.append("    finally:")
     lines.append("        if tok is not None: _reset(tok)")
+    lines.append("        if sp is not None: _release(sp, False)")
     if plan is not None:
         lines.append("        if bufs is not None: _pool.append(bufs)")
     source = "\n".join(lines) + "\n"

@@ -201,6 +201,7 @@ def cse(trace):
     if not _optimizable(trace):
         return trace
     pinned = _plan.output_aliases(trace)
+    returned = set(trace.out_ids)  # never renamed, so never merged into an earlier node
     producer = {}
     seen = {}
     mapping = {}
@@ -214,8 +215,9 @@ def cse(trace):
             elif not _effectful(step):
                 key = node_key(step)
                 first = seen.get(key)
-                if first is not None and not (any(i in pinned for i in step.outs) and
-                                              any(j in pinned for j in first.outs)):
+                if first is not None and not any(i in returned for i in step.outs) and \
+                        not (any(i in pinned for i in step.outs) and
+                             any(j in pinned for j in first.outs)):
                     for i, j in zip(step.outs, first.outs):
                         mapping[i] = j
                         if i in pinned:

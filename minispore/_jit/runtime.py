@@ -4,11 +4,13 @@ import threading
 import weakref
 
 from .._autodiff import tape as _tape
+from ..common import _writes
 from ..common import dtype as mstype
 from ..common.parameter import Parameter
 from ..common.tensor import Tensor
 from . import capture as _capture
 from . import dump as _dump
+from . import vjp as _vjp
 from .pipeline import compile_trace
 
 MAX_TRACES = 8
@@ -125,7 +127,8 @@ class Jitted:
         self.eager_keys = {}  # entry key -> reason
         self.changed_state = set()  # keys whose capture changed Python state once
         self.stats = {"captures": 0, "replays": 0, "guard_misses": 0, "eager_calls": 0,
-                      "fallbacks": {}, "disabled": None, "nodes": []}
+                      "fallbacks": {}, "disabled": None, "nodes": [], "grad_replays": 0,
+                      "vjp_captures": 0, "vjp_replays": 0, "vjp_eager": 0, "spliced": 0}
         self.stages = []  # per trace in capture order: {"captured": Trace, "optimized": Trace}
 
     ir = _dump.ir
@@ -157,11 +160,11 @@ class Jitted:
     def _call(self, args, kwargs):
         if self.stats["disabled"] is not None:
             return self._eager(None, args, kwargs)
-        if _tape._active or _tape._casting or _tape._capturing and \
-                _tape._state.capture is not None:
-            # under a gradient transform or a to_float cell (not captured yet), or inside an
-            # outer capture (inlined: the outer recorder sees every primitive)
+        if _tape._casting or _tape._capturing and _tape._state.capture is not None:
+            # inside a to_float cell (not captured yet), or inside an outer capture (inlined:
+            # the outer recorder sees every primitive)
             return self._eager(None, args, kwargs)
+        tape = _tape._state.tape if _tape._active else None
         tensors, key, cells = [], [], []
         try:
             _key_of(args, tensors, key, cells)
@@ -176,6 +179,13 @@ class Jitted:
         owner = getattr(self.fn, "__self__", None)
         if owner is not None and _is_cell(owner):
             key.append(("training", owner.training))
+        if tape is not None:
+            tok = tape.token
+            tracked = tuple([t._tape is tok for t in tensors])
+            if tape.params or any(tracked):  # else nothing can be tracked: a plain replay
+                key.append(("grad", tracked))
+            else:
+                tape = None
         key = tuple(key)
         reason = self.eager_keys.get(key)
         if reason is not None:
@@ -194,11 +204,13 @@ class Jitted:
                 out = tr.replay(arrays, tensors)
                 if out is not None:
                     self.stats["replays"] += 1
+                    if tape is not None:
+                        self.stats["grad_replays"] += 1
                     return out
                 self.stats["guard_misses"] += 1
-        return self._capture(key, args, kwargs, tensors, cells)
+        return self._capture(key, args, kwargs, tensors, cells, tape)
 
-    def _capture(self, key, args, kwargs, tensors, cells):
+    def _capture(self, key, args, kwargs, tensors, cells, tape=None):
         with self.lock:
             if self.n_traces >= MAX_TRACES:
                 reason = (f"more than {MAX_TRACES} traces (guards or keys keep changing: make the "
@@ -213,7 +225,13 @@ class Jitted:
         except _Unkeyable as e:
             self._refuse(str(e))
             return self._eager(str(e), args, kwargs)
-        result, trace, reason, outside = _capture.capture(self.fn, args, kwargs, tensors)
+        if tape is not None:  # runs eagerly on the tape; its nodes become the VJP template
+            rec = _capture.Recorder(tensors)
+            start, slot_start = len(tape.nodes), tape.n_slots
+            result, trace, reason, outside = _capture.capture(self.fn, args, kwargs, tensors,
+                                                              recorder=rec)
+        else:
+            result, trace, reason, outside = _capture.capture(self.fn, args, kwargs, tensors)
         held = {id(o) for o in before}
         if trace is not None and any(id(t) in held for t in tensors
                                      if not isinstance(t, Parameter)):
@@ -239,6 +257,20 @@ class Jitted:
             fb = self.stats["fallbacks"]
             fb[reason] = fb.get(reason, 0) + 1
             return result
+        if tape is not None:
+            try:
+                grad_trace = _vjp.build(self, trace, rec, tape, start, slot_start, result,
+                                        tensors, getattr(self.fn, "__name__", "fn"))
+            except _vjp.Refused as e:
+                reason = f"{e} (under a gradient transform)"
+                self._refuse(reason)
+                self.eager_keys[key] = reason
+                fb = self.stats["fallbacks"]
+                fb[reason] = fb.get(reason, 0) + 1
+                return result
+            grad_trace.fwd = compile_trace(self, trace)
+            self.cache.setdefault(key, []).append((grad_trace, after))
+            return result
         trace = compile_trace(self, trace)
         self.cache.setdefault(key, []).append((trace, after))
         return result
@@ -257,6 +289,8 @@ def graph_call(cell, args, kwargs):
 
 
 def _outermost_call(cell, *args, **kwargs):
+    if _writes._log.entries is not None:  # inside a transform's call, whose undo log rolls back
+        return cell.construct(*args, **kwargs) if cell._fast else cell._call_slow(args, kwargs)
     return cell._outermost_call(args, kwargs)
 
 

@@ -4,10 +4,14 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
+from .._autodiff.tape import const, write_in_place
 from .._validator import check_float_range, check_positive_int, check_type
 from ..common import dtype as mstype
 from ..common.parameter import Parameter
 from ..common.tensor import Tensor
+from ..ops.function import math_func as MF
+from ..ops.operations import math_ops as M
+from ..ops.primitive import data_function
 
 __all__ = ["LossScaler", "StaticLossScaler", "DynamicLossScaler", "all_finite"]
 
@@ -26,12 +30,13 @@ def _tensors(inputs):
 
 def all_finite(inputs):
     """A 0-d bool Tensor: True when no Tensor in `inputs` (a tuple or list, possibly nested, or a
-    single Tensor) holds an inf or a NaN."""
-    for x in _tensors(inputs):
-        a = x._data
-        if a.dtype.kind in "fc" and not np.isfinite(a).all():
-            return Tensor(False)
-    return Tensor(True)
+    single Tensor) holds an inf or a NaN. One DataFunction node, so a jitted step replays the
+    check on each step's gradients."""
+    return data_function(_all_finite, *_tensors(inputs))
+
+
+def _all_finite(*arrays):
+    return np.array(all(a.dtype.kind not in "fc" or np.isfinite(a).all() for a in arrays))
 
 
 def _map(inputs, fn, op):
@@ -47,8 +52,11 @@ def _scale_parameter(owner, scale_value):
     return Parameter(Tensor(value, mstype.float32), name="scale_value")
 
 
-def _flag(grads_finite):
-    return bool(grads_finite._data) if isinstance(grads_finite, Tensor) else bool(grads_finite)
+def _finite_flag(grads_finite):
+    """`grads_finite` (a Tensor or a bool) as a 0-d bool Tensor."""
+    if isinstance(grads_finite, Tensor):
+        return M.cast(grads_finite.reshape(()), mstype.bool_)
+    return const(np.array(bool(grads_finite)))
 
 
 class LossScaler(ABC):
@@ -67,19 +75,15 @@ class LossScaler(ABC):
     def adjust(self, grads_finite):
         """Update the scale from a 0-d bool Tensor telling whether the gradients were finite."""
 
+    # The scale is read through ops (a graph-mode trace reads the Parameter at every replay); a
+    # scale beyond float16's range casts to inf, which is what loss scaling exists to detect.
     def _scale(self, inputs):
-        return _map(inputs, lambda x: x * _constant(self.scale_value._data, x), "scale")
+        scale = self.scale_value
+        return _map(inputs, lambda x: x * M.cast(scale, x.dtype), "scale")
 
     def _unscale(self, inputs):
-        reciprocal = np.float32(1.0) / self.scale_value._data
-        return _map(inputs, lambda x: x * _constant(reciprocal, x), "unscale")
-
-
-def _constant(value, like):
-    """`value` as a 0-d Tensor of `like`'s dtype; a scale beyond float16's range becomes inf
-    (the overflow loss scaling exists to detect), without a NumPy warning."""
-    with np.errstate(over="ignore"):
-        return Tensor(np.asarray(value).astype(like._data.dtype))
+        reciprocal = 1.0 / self.scale_value
+        return _map(inputs, lambda x: x * M.cast(reciprocal, x.dtype), "unscale")
 
 
 class StaticLossScaler(LossScaler):
@@ -147,18 +151,17 @@ class DynamicLossScaler(LossScaler):
 
     def adjust(self, grads_finite):
         """Update the scale and the counter of finite steps from `grads_finite` (a 0-d bool
-        Tensor or a bool); returns True."""
-        finite = _flag(grads_finite)
-        scale = np.float32(self.scale_value._data)
-        counter = int(self.counter._data)
-        if not finite:
-            scale = max(np.float32(1.0), scale / np.float32(self.scale_factor))
-        elif counter == self.scale_window - 1:
-            with np.errstate(over="ignore"):
-                grown = scale * np.float32(self.scale_factor)
-            if np.isfinite(grown):
-                scale = grown
-        self.scale_value.assign_value(Tensor(np.float32(scale)))
-        self.counter.assign_value(Tensor((counter + 1) % self.scale_window * finite,
-                                         mstype.int32))
+        Tensor or a bool); returns True. Computed with ops and written in place, without
+        branching in Python, so that a jitted step replays it."""
+        finite = _finite_flag(grads_finite)
+        scale, counter = self.scale_value, self.counter
+        factor = float(self.scale_factor)
+        shrunk = MF.maximum(scale / factor, 1.0)
+        grown = scale * factor  # inf past float32's range: the scale then stays
+        at_window = counter == self.scale_window - 1
+        grow = MF.logical_and(at_window, MF.isfinite(grown))
+        new_scale = M.select(finite, M.select(grow, grown, scale), shrunk)
+        new_counter = M.select(finite, (counter + 1) % self.scale_window, counter * 0)
+        write_in_place(scale, new_scale)
+        write_in_place(counter, new_counter)
         return True

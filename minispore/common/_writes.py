@@ -109,6 +109,27 @@ class guarded:
         return False
 
 
+def savepoint():
+    """A point to roll writes back to (graph-mode replays): starts the undo log when no guarded
+    call keeps one. End it with `release`."""
+    entries = _log.entries
+    if entries is None:
+        _log.entries = []
+        return (True, 0)
+    return (False, len(entries))
+
+
+def release(point, undo):
+    """End a `savepoint`: with `undo`, roll back the writes made since it."""
+    owned, position = point
+    entries = _log.entries
+    if undo:
+        rollback(entries[position:])
+        del entries[position:]
+    if owned:
+        _log.entries = None
+
+
 def rollback(entries):
     for t, arr, values, version, link in reversed(entries):
         if values is not None and arr.flags.writeable:

@@ -689,6 +689,9 @@ class Cell:
                                 "a NumPy array: wrap it with Tensor(...)")
         log = _writes._log
         if log.entries is not None:  # inside an outer call, which keeps the undo log
+            if _graph_mode[0] and _tape._active and not _tape._state.jit_depth and \
+                    not type(self)._jit_host:  # the outermost Cell inside a gradient transform
+                return graph_call(self, args, kwargs)
             if self._fast:  # perf: the common case goes straight to construct
                 return self.construct(*args, **kwargs)
             return self._call_slow(args, kwargs)

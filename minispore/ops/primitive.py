@@ -3,6 +3,8 @@ PRIMITIVES, the registry that the autodiff engine and the gradient tests both re
 import functools
 import inspect
 
+import numpy as np
+
 from .._autodiff.tape import apply, binary, call1
 from ..common.tensor import Tensor
 
@@ -331,3 +333,14 @@ class DataFunction(Primitive):
 def data_function(fn, *tensors, static=()):
     """`fn(*(t._data for t in tensors), *static)` as a Tensor made by a DataFunction node."""
     return apply(shared(DataFunction, fn, *static), tensors)
+
+
+def data_flag(fn, *tensors, static=()):
+    """`bool(fn(...))` of the tensors' data (see `data_function`): a Python branch on tensor
+    values that graph mode records as a guard, so a replay checks the branch again."""
+    return bool(data_function(fn, *tensors, static=static))
+
+
+def any_nonzero(*arrays):
+    """Whether any element of any of the arrays is nonzero (for `data_flag`)."""
+    return np.array(any(a.any() for a in arrays))

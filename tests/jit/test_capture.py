@@ -297,7 +297,7 @@ def test_fullgraph_raises_instead_of_running_eagerly():
         jitted(Tensor(np.ones(2, np.float32)))
 
 
-def test_jit_under_a_gradient_runs_eagerly_with_equal_gradients():
+def test_jit_under_a_gradient_gives_equal_gradients():  # replays: tests/jit/test_vjp.py
     f = lambda x: ops.tanh(x * 2).sum()
     x = Tensor(np.linspace(-1, 1, 5).astype(np.float32))
     assert same(ms.grad(f)(x), ms.grad(ms.jit(f))(x))

@@ -192,6 +192,21 @@ def test_cse_keeps_apart_attributes_random_nodes_and_returned_values():
     assert passes.cse(tr) is tr
 
 
+def test_cse_never_merges_a_returned_node_into_an_earlier_one():
+    # a returned value is never renamed: merging it would leave the trace returning a value
+    # that no step makes (NameError in the generated code)
+    g = Graph(SPECIAL.reshape(2, 4))
+    n1 = g.op(Neg(), 0)
+    n2 = g.op(Neg(), 0)
+    tr = g.trace(g.op(Mul(), n1, c(np.float32(2.0))), n2)
+    assert passes.cse(tr) is tr
+    jitted = ms.jit(lambda y: (ops.neg(y) * 2, ops.neg(y)))
+    for _ in range(2):  # captured, then replayed
+        assert same(jitted(Tensor(SPECIAL)), (ops.neg(Tensor(SPECIAL)) * 2,
+                                              ops.neg(Tensor(SPECIAL))))
+    assert jitted.stats["replays"] == 1
+
+
 # ---- constant folding ---------------------------------------------------------------------------
 
 def test_fold_runs_constant_nodes_with_their_own_forward():

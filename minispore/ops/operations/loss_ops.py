@@ -7,7 +7,7 @@ import numpy as np
 from ..._autodiff.tape import apply, wrap
 from ..._quiet import quiet
 from ...common.tensor import Tensor
-from ..primitive import Primitive, register, shared
+from ..primitive import Primitive, any_nonzero, data_flag, register, shared
 from . import array_ops as A
 from . import math_ops as M
 from . import nn_ops as N
@@ -244,7 +244,7 @@ class CTCLossV2(Primitive):
         d_nll, d_alpha = dout
         if not needs[0]:
             return None, None, None, None
-        if d_alpha is not None and d_alpha._data.any():
+        if d_alpha is not None and data_flag(any_nonzero, d_alpha):
             raise RuntimeError("For 'CTCLossV2', log_alpha carries no gradient (as in MindSpore); "
                                "differentiate neg_log_likelihood, or stop_gradient log_alpha")
         # log_alpha enters the gradient as a cache of the forward's work; CTCLossV2Grad's own

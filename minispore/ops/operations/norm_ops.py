@@ -14,7 +14,7 @@ float32 and float64 are computed as before, bit for bit.
 """
 import numpy as np
 
-from ..._autodiff.tape import apply
+from ..._autodiff.tape import apply, const
 from ..._quiet import quiet
 from ..primitive import Primitive, register
 from . import array_ops as A
@@ -63,6 +63,25 @@ def _channel_shape(ndim, c):
     return (1, c) + (1,) * (ndim - 2)
 
 
+def _present(dout, x):
+    """(dy, dmean, dvar) of a normalisation with `keeps_missing`: dy zeros if it got no
+    gradient; the statistics' gradients stay None when nothing used them."""
+    dy, dmean, dvar = dout
+    if dy is None:
+        dy = const(np.zeros(x._data.shape, x._data.dtype))
+    return dy, dmean, dvar
+
+
+def _fill_missing(dmean, dvar):
+    """The statistics' gradients with a missing one (None) as zeros like the other (mean and
+    variance share shape and dtype)."""
+    if dmean is None:
+        dmean = const(np.zeros(dvar._data.shape, dvar._data.dtype))
+    if dvar is None:
+        dvar = const(np.zeros(dmean._data.shape, dmean._data.dtype))
+    return dmean, dvar
+
+
 @register
 class BatchNormTraining(Primitive):
     """Batch normalisation with batch statistics over every axis but 1 (channels):
@@ -73,6 +92,7 @@ class BatchNormTraining(Primitive):
     internal = True
     inputs = ("x", "gamma", "beta")
     saves = ("x", "gamma")
+    keeps_missing = True  # see _present
 
     def __init__(self, epsilon=1e-5):
         super().__init__()
@@ -98,11 +118,13 @@ class BatchNormTraining(Primitive):
 
     def bprop(self, saved, dout, needs):
         x, gamma = saved
-        dy, dmean, dvar = dout
+        dy, dmean, dvar = _present(dout, x)
         dx, dgamma, dbeta = apply(BatchNormGrad(self.epsilon), (dy, x, gamma))
         # The batch statistics are outputs too; they rarely carry a gradient (the layer uses
-        # them for the moving averages only), but when they do it is added exactly.
-        if x._data.size and (dmean._data.any() or dvar._data.any()):
+        # them for the moving averages only), but when they do it is added exactly. Whether
+        # they do is the structure of the program (None arrives otherwise), not their values.
+        if x._data.size and (dmean is not None or dvar is not None):
+            dmean, dvar = _fill_missing(dmean, dvar)
             axes = _bn_axes(x.ndim)
             cs = _channel_shape(x.ndim, x.shape[1])
             m = float(np.prod([x.shape[a] for a in axes]))
@@ -193,6 +215,7 @@ class LayerNorm(Primitive):
     amp_auto = "full"
     inputs = ("x", "gamma", "beta")
     saves = ("x", "gamma")
+    keeps_missing = True  # see _present
 
     def __init__(self, begin_norm_axis=1, begin_params_axis=1, epsilon=1e-7):
         super().__init__()
@@ -233,12 +256,13 @@ class LayerNorm(Primitive):
 
     def bprop(self, saved, dout, needs):
         x, gamma = saved
-        dy, dmean, dvar = dout
+        dy, dmean, dvar = _present(dout, x)
         grad = LayerNormGrad(self.begin_norm_axis, self.begin_params_axis, self.epsilon)
         dx, dgamma, dbeta = apply(grad, (dy, x, gamma))
-        if x._data.size and (dmean._data.any() or dvar._data.any()):
+        if x._data.size and (dmean is not None or dvar is not None):
             # the statistics were used: add their gradients exactly
             axes = _ln_axes(x.ndim, self.begin_norm_axis)
+            dmean, dvar = _fill_missing(dmean, dvar)
             n = float(np.prod([x.shape[a] for a in axes]))
 
             def with_stats(dx, x, dmean, dvar):  # float16: n past 65,504 is inf

@@ -1,0 +1,484 @@
+"""A jitted function under `grad` / `value_and_grad`: its forward replayed from a trace and put on
+the tape as ONE node, whose backward replays the captured VJP graph (docs/graph_mode.md, "Under
+a gradient transform").
+
+The call that captures runs eagerly on the transform's tape, as without `jit`, and the nodes it
+records there become the node's template: each node's primitive, its slots renumbered into a
+private slot space, what its bprop reads as references to traced values. A replay runs the
+forward trace, whose outputs include every forward value a bprop reads (saved values), and
+appends one node reading the call's differentiable inputs. Its bprop rebuilds the template's
+nodes over the saved values and walks them back as the eager walk would, recorded into a VJP
+trace the first time for each set of outputs that got cotangents, replayed after that.
+
+Each use of an input by a node is its own input of the one node, in the order the eager walk
+reaches them, so the engine adds their gradients into the input's slot in eager order (a
+pre-summed gradient would differ in the last bits whenever the input is used again outside).
+
+When the backward over the call will itself be recorded (grad of grad, forward mode, hvp), the
+forward still replays but the template's nodes are spliced onto the tape as eager records them.
+"""
+import numpy as np
+
+from .._autodiff import tape as _tape
+from .._autodiff.engine import backward
+from ..common import _writes
+from ..common.parameter import Parameter
+from ..common.tensor import Tensor
+from . import capture as _capture
+from .capture import Escape, Guard, Node, Recorder, Trace
+from .pipeline import compile_trace
+
+_ndarray = np.ndarray
+_new = object.__new__
+
+
+class Refused(Exception):
+    """The eager record of a call cannot become a template (the key then runs eagerly)."""
+
+
+class GradTrace:
+    """One forward trace under a gradient transform, its template and its VJP traces."""
+
+    __slots__ = ("checked", "fwd", "jitted", "n_args", "n_internal", "n_slots", "out_pos",
+                 "out_tree", "outs", "param_mask", "param_refs", "prim", "saved_ids",
+                 "saved_src", "template", "use_slots", "uses", "views", "vjps")
+
+    def text(self):
+        parts = ["# forward (saved values returned)", self.fwd.text()]
+        for mask, v in self.vjps.items():
+            if type(v) is tuple:
+                parts += [f"# vjp for cotangents {list(mask)}", v[0].text()]
+        return "\n".join(parts)
+
+    def tracked_outs(self):
+        return [(i, s) for i, s in self.outs if s is not None]
+
+    def _prepare(self):
+        """Positions in the forward trace's outputs, computed once it is optimised."""
+        pos = {i: k for k, i in enumerate(self.fwd.out_ids)}
+        self.out_pos = [(i, pos[i], slot) for i, slot in self.outs]
+        self.saved_src = {i: (i, True) if i < self.n_args else (pos[i], False)
+                          for i in self.saved_ids}
+
+    def replay(self, arg_arrays, args):
+        """The call's result, with one node on the current tape; None on a miss."""
+        tape = _tape._state.tape
+        tok = tape.token
+        params = tape.params
+        if [id(p) in params for p in self.param_refs] != self.param_mask or \
+                any(o._tape is tok for o in self.checked):
+            return None
+        fn = self.fwd.fn
+        if fn is None:
+            fn = self.fwd.lower()
+        outs = fn(arg_arrays)
+        if outs is None:
+            return None
+        if self.out_pos is None:
+            self._prepare()
+        if tape.depth > 1 or _tape._packing or _tape._state.recorded_walk:
+            return self._splice(outs, args, tape)
+        made, result = self._outputs(outs, args, lambda a, p: _tape._tracked(a, tape))
+        spec = [(t._slot, t._data.shape, t._data.dtype) for t in made.values()
+                if t._tape is tok]
+        if spec:
+            ins = tuple([args[src]._slot if type(src) is int else params[id(src)]
+                         for src in self.uses])
+            tape.nodes.append((self.prim, ins, _tape.needs_of(ins), tuple(spec),
+                               (*args, *self.param_refs, *made.values(), _Saved(args, outs)),
+                               _writes.clock, None))
+        return result
+
+    def _outputs(self, outs, args, track):
+        """value id -> returned Tensor (`track(array, private slot)` for the tracked ones), and
+        the call's result."""
+        made = {}
+        for i, k, p in self.out_pos:
+            made[i] = _tape.wrap(outs[k]) if p is None else track(outs[k], p)
+        for i, (prim, k, rest) in self.views.items():  # as eager: views of their argument
+            _tape._note_views(prim, (args[k], *rest), made[i])
+        return made, _capture._build(self.out_tree, None, args, made, self.views)
+
+    def _splice(self, outs, args, tape):
+        """The template's nodes appended to the tape as eager records them (slots renumbered,
+        saved values over the replay's arrays): a backward walk that is itself recorded (grad
+        of grad, forward mode, hvp) then records and walks exactly eager's operations."""
+        tok = tape.token
+        base = tape.n_slots
+        tape.n_slots = base + self.n_internal
+        by_slot = {}
+
+        def track(a, p):
+            by_slot[p] = t = _at_slot(a, tok, base + p)
+            return t
+        _, result = self._outputs(outs, args, track)
+        params = tape.params
+        leaf = [args[src]._slot if type(src) is int else params[id(src)] for src in self.uses]
+        n = self.n_internal
+        bundle, src = _Saved(args, outs), self.saved_src
+
+        def array(i):
+            return bundle.array(src[i])
+        untracked = {}
+        clock = _writes.clock
+        for prim, ins, needs, out, saved, meta in self.template:
+            ins = tuple([s if s < 0 else base + s if s < n else leaf[s - n] for s in ins])
+            out = base + out if type(out) is int else \
+                tuple([(base + s if s >= 0 else -1, shp, dt) for s, shp, dt in out])
+            saved = _materialize_tracked(saved, array, by_slot, untracked, args, base, tok)
+            if _tape._packing:
+                saved = _tape._pack(saved)
+            tape.nodes.append((prim, ins, needs, out, saved, clock, meta))
+        self.jitted.stats["spliced"] += 1
+        return result
+
+
+class _Saved:
+    """What a replayed call's node keeps for its bprop: the arguments and the forward trace's
+    outputs (the saved values among them)."""
+
+    __slots__ = ("args", "outs")
+
+    def __init__(self, args, outs):
+        self.args = args
+        self.outs = outs
+
+    def array(self, src):
+        k, is_arg = src
+        return self.args[k]._data if is_arg else self.outs[k]  # an argument as a bprop reads it
+
+    def arrays(self, gt):
+        """value id -> array of every saved value."""
+        return {i: self.array(src) for i, src in gt.saved_src.items()}
+
+
+class VjpPrim:
+    """The tape node of a replayed call: its bprop is the VJP trace of its forward."""
+
+    differentiable = True
+    broadcasts = False
+    view_op = False
+    keeps_missing = True  # an output without a cotangent gets none (eager skips its nodes)
+
+    __slots__ = ("gt", "name")
+
+    def __init__(self, gt, name):
+        self.gt = gt
+        self.name = name
+
+    def bprop(self, saved, dout, needs):
+        bundle = saved[-1]
+        gt = self.gt
+        mask = tuple([d is not None for d in dout])
+        cots = [d for d in dout if d is not None]
+        if _tape._active and _tape._state.tape is not None:
+            # recorded (a transform runs this walk): the template's bprops run as recorded ops
+            return _walk(gt, bundle.arrays(gt), dout, True)
+        entry = gt.vjps.get(mask)
+        if entry is None:
+            return _capture_vjp(gt, bundle.arrays(gt), dout, cots, mask)
+        if type(entry) is tuple:
+            trace, ids, copies, order = entry
+            fn = trace.fn
+            if fn is None:
+                fn = trace.lower()
+            array = bundle.array
+            outs = fn([c._data for c in cots] + [array(src) for src in order])
+            if outs is not None:
+                gt.jitted.stats["vjp_replays"] += 1
+                vals = dict(zip(trace.out_ids, outs))
+                return tuple([None if i is None else
+                              _tape.wrap(vals[i].copy() if i in copies else vals[i])
+                              for i in ids])
+        gt.jitted.stats["vjp_eager"] += 1
+        return _walk(gt, bundle.arrays(gt), dout, False)
+
+
+def _materialize(x, tensors):
+    """A template's saved entry over `tensors` (value id -> Tensor)."""
+    kind, v = x[0], x[1]
+    if kind == "v":
+        return tensors[v]
+    if kind == "a":
+        return tensors[v]._data
+    if kind in ("obj", "c"):
+        return v
+    items = [_materialize(e, tensors) for e in v]
+    return items if kind == "list" else tuple(items)
+
+
+def _materialize_tracked(x, array, by_slot, untracked, args, base, tok):
+    """A template's saved entry as eager saved it: a traced value the tape tracked becomes the
+    Tensor of its spliced slot (`base` + its private slot), an argument or Parameter the
+    caller's own object, an untracked value an untracked Tensor."""
+    kind, v = x[0], x[1]
+    if kind == "v":
+        track = x[2]
+        if track is None:
+            t = untracked.get(v)
+            if t is None:
+                t = untracked[v] = _tape.wrap(array(v))
+            return t
+        if track[0] == "leaf":
+            src = track[1]
+            return args[src] if type(src) is int else src
+        t = by_slot.get(track[1])
+        if t is None:
+            t = by_slot[track[1]] = _at_slot(array(v), tok, base + track[1])
+        return t
+    if kind == "a":
+        return array(v)
+    if kind in ("obj", "c"):
+        return v
+    items = [_materialize_tracked(e, array, by_slot, untracked, args, base, tok) for e in v]
+    return items if kind == "list" else tuple(items)
+
+
+def _at_slot(arr, tok, slot):
+    t = _new(Tensor)
+    t._data = arr
+    t._tape = tok
+    t._slot = slot
+    t._version = 0
+    return t
+
+
+def _tensors(gt, arrays):
+    """value id -> a Tensor over its saved array (one Tensor per array)."""
+    by_array, out = {}, {}
+    for i in gt.saved_ids:
+        a = arrays[i]
+        t = by_array.get(id(a))
+        if t is None:
+            t = by_array[id(a)] = _tape.wrap(a)
+        out[i] = t
+    return out
+
+
+def _walk(gt, arrays, dout, nested, tensors=None):
+    """The per-use gradients: the template's nodes rebuilt over the saved values and walked
+    back from the cotangents as the eager walk walks them."""
+    if tensors is None:
+        tensors = _tensors(gt, arrays)
+    clock = _writes.clock
+    tape = _tape.Tape()
+    tape.nodes = [(prim, ins, needs, out, _materialize(saved, tensors), clock, meta)
+                  for prim, ins, needs, out, saved, meta in gt.template]
+    tape.n_slots = gt.n_slots
+    roots = [(slot, d) for (_, slot), d in zip(gt.tracked_outs(), dout) if d is not None]
+    grads = backward(tape, 0, roots, nested)
+    return tuple([grads[s] for s in gt.use_slots])
+
+
+class _VjpRecorder(Recorder):
+    """Records the backward walk; its result is the per-use gradient list."""
+
+    def finish(self, result, args):
+        if self.escape is not None:
+            raise Escape(self.escape)
+        if any(type(s) not in (Node, Guard) for s in self.steps):
+            self.fail("an in-place write or host call in the backward")
+        ids, copies = [], set()
+        for g in result:
+            if g is None:
+                ids.append(None)
+                continue
+            i = self.ref(g)
+            if i in self.ref_ids:  # a constant or Parameter: each call gets its own array
+                copies.add(i)
+            ids.append(i)
+        tr = Trace()
+        tr.n_args = len(args)
+        tr.refs = list(self.refs)
+        tr.ref_meta = list(self.ref_meta)
+        tr.steps = self.steps
+        tr.out_tree = ("c", None)
+        tr.views = {}
+        tr.has_rng = any(type(s) is Node and s.rng for s in self.steps)
+        tr.n_values = self.n_values
+        tr.value_meta = self.value_meta
+        tr.out_ids = sorted({i for i in ids if i is not None})
+        tr.fn = tr.source = None
+        return tr, ids, copies
+
+
+def _capture_vjp(gt, arrays, dout, cots, mask):
+    """The first backward for this cotangent mask: the eager walk, recorded into a VJP trace."""
+    tensors = _tensors(gt, arrays)
+    order, seen, saved_list = [], set(), []
+    for i in gt.saved_ids:
+        t = tensors[i]
+        if id(t) not in seen:
+            seen.add(id(t))
+            order.append(i)
+            saved_list.append(t)
+    inputs = cots + saved_list
+    rec = _VjpRecorder(inputs)
+    result, got, reason, _ = _capture.capture(
+        lambda: _walk(gt, arrays, dout, False, tensors), (), {}, inputs, recorder=rec)
+    stats = gt.jitted.stats
+    if got is None:
+        gt.vjps[mask] = reason
+        fb = stats["fallbacks"]
+        key = f"the backward of a jitted function: {reason}"
+        fb[key] = fb.get(key, 0) + 1
+        return result
+    trace, ids, copies = got
+    if trace.has_rng:
+        gt.vjps[mask] = "a random op in the backward"
+        return result
+    stats["vjp_captures"] += 1
+    gt.vjps[mask] = (compile_trace(gt.jitted, trace), ids, copies,
+                     [gt.saved_src[i] for i in order])
+    return result
+
+
+# ---- building the template from the eager record of the capturing call ------------------------
+
+def build(jitted, trace, rec, tape, start, slot_start, result, tensors, name):
+    """The GradTrace of `trace` (captured by `rec` while `tape` recorded the call's nodes from
+    `tape.nodes[start]`, slots from `slot_start`). Sets `trace.out_ids` to the forward outputs
+    plus the saved values. Raises Refused."""
+    tok = tape.token
+    nodes = tape.nodes[start:]
+    produced = {}
+    for node in nodes:
+        if getattr(node[0], "tape_bound", False):
+            raise Refused(f"a '{node[0].name}' node (its backward runs on the tape itself)")
+        out = node[3]
+        for s in ((out,) if type(out) is int else [s for s, _, _ in out if s >= 0]):
+            produced[s] = len(produced)
+    if any(s >= slot_start and s in tape.hooks for s in produced):
+        raise Refused("a tensor hook inside the function")
+    sources = {}  # leaf slot -> argument position or Parameter
+    for k, t in enumerate(tensors):
+        if not isinstance(t, Parameter) and t._tape is tok:
+            sources.setdefault(t._slot, k)
+    params = [t for t in tensors if isinstance(t, Parameter)] + \
+        [obj for _, obj in rec.refs if isinstance(obj, Parameter)]
+    for p in params:
+        slot = tape.params.get(id(p))
+        if slot is not None:
+            sources.setdefault(slot, p)
+    n_internal = len(produced)
+    uses, use_slots = [], []
+    renamed = {}
+    for idx in range(len(nodes) - 1, -1, -1):  # the walk's order
+        prim, ins, needs, out, saved, epoch, meta = nodes[idx]
+        new = []
+        for s in ins:
+            if s < 0:
+                new.append(s)
+            elif s in produced:
+                new.append(produced[s])
+            else:
+                if s not in sources:
+                    raise Refused("a tensor from outside that the gradient transform tracks")
+                uses.append(sources[s])
+                use_slots.append(n_internal + len(use_slots))
+                new.append(use_slots[-1])
+        renamed[idx] = tuple(new)
+    values, ref_ids = rec.values, rec.ref_ids
+    ref_obj = dict(rec.refs)
+    saved_ids = set()
+
+    def conv(x, derived):
+        if isinstance(x, Tensor):
+            i = values.get(id(x._data))
+            if i is None:
+                return ("obj", x)
+            if i in ref_ids:
+                return ("obj", ref_obj[i])
+            saved_ids.add(i)
+            track = None
+            if x._tape is tok:
+                p = produced.get(x._slot)
+                if p is not None:
+                    track = ("slot", p)
+                elif x._slot in sources:
+                    track = ("leaf", sources[x._slot])
+                else:
+                    raise Refused("a tensor from outside that the gradient transform tracks")
+            return ("v", i, track)
+        if type(x) is _ndarray:
+            i = values.get(id(x))
+            if i is not None and i not in ref_ids:
+                saved_ids.add(i)
+                return ("a", i)
+            if derived:
+                return ("c", None)  # a cache the primitive makes again (Conv2D's patches)
+            raise Refused("NumPy data saved for the backward")
+        if type(x) in (tuple, list):
+            return ("tuple" if type(x) is tuple else "list", [conv(v, False) for v in x])
+        return ("c", x)
+
+    template = []
+    for idx, (prim, ins, needs, out, saved, epoch, meta) in enumerate(nodes):
+        derived = _derived_saves(prim)
+        saved_t = ("tuple", [conv(v, k in derived) for k, v in enumerate(saved)])
+        out = produced[out] if type(out) is int else \
+            tuple([(produced[s] if s >= 0 else -1, shp, dt) for s, shp, dt in out])
+        template.append((prim, renamed[idx], needs, out, saved_t, meta))
+    gt = GradTrace()
+    gt.n_args = trace.n_args
+    gt.template = template
+    gt.n_slots = n_internal + len(use_slots)
+    gt.n_internal = n_internal
+    gt.uses = uses
+    gt.use_slots = use_slots
+    outs = {}
+    _pair(trace.out_tree, result, outs)
+    gt.outs = []
+    for i in sorted(outs):
+        t = outs[i]
+        if t._tape is tok:
+            if t._slot not in produced:
+                raise Refused("an output tracked outside the function's nodes")
+            gt.outs.append((i, produced[t._slot]))
+        else:
+            gt.outs.append((i, None))
+    gt.saved_ids = sorted(saved_ids)
+    gt.out_tree = trace.out_tree
+    gt.views = trace.views
+    refs = [obj for _, obj in rec.refs]
+    gt.param_refs = [p for p in refs if isinstance(p, Parameter)]
+    gt.param_mask = [id(p) in tape.params for p in gt.param_refs]
+    gt.checked = [o for o in refs if not isinstance(o, Parameter)]
+    if any(o._tape is tok for o in gt.checked):
+        raise Refused("a tensor from outside that the gradient transform tracks")
+    gt.vjps = {}
+    gt.out_pos = gt.saved_src = None
+    gt.jitted = jitted
+    gt.prim = VjpPrim(gt, f"jit({name})")
+    trace.out_ids = sorted(set(trace.out_ids) | {i for i in saved_ids if i >= trace.n_args})
+    return gt
+
+
+def _pair(tree, x, out):
+    """value id -> the eager result's Tensor for each ("v", id) leaf of `tree`."""
+    kind = tree[0]
+    if kind == "v":
+        out[tree[1]] = x
+    elif kind in ("tuple", "list"):
+        for t, v in zip(tree[1], x):
+            _pair(t, v, out)
+    elif kind == "dict":
+        for (k, t) in tree[1]:
+            _pair(t, x[k], out)
+
+
+_derived_cache = {}
+
+
+def _derived_saves(prim):
+    """Positions in `prim`'s saved tuple that hold a `derived_inputs` cache."""
+    cls = type(prim)
+    got = _derived_cache.get(cls)
+    if got is None:
+        derived = getattr(cls, "derived_inputs", ())
+        inputs = getattr(cls, "inputs", ())
+        names = {inputs[j] for j in derived if inputs != "*" and j < len(inputs)}
+        got = _derived_cache[cls] = frozenset(
+            k for k, s in enumerate(getattr(cls, "saves", ())) if s in names)
+    return got
+
