@@ -218,3 +218,24 @@ def test_range_returns_a_new_tensor_each_call():
     assert all(same(o, nn.Range(1.0, 3.0, 0.5)()) for o in outs)
     assert len({id(o) for o in outs}) == 3
     assert not any(np.shares_memory(o._data, r.result_tensor._data) for o in outs)
+
+
+def test_train_one_step_with_a_float_sensitivity():
+    x = Tensor(RNG.standard_normal((6, 4)).astype(np.float32))
+    batches = [(x * (k + 1.0), ints(0, 3, 6)) for k in range(4)]
+    runs = []
+    for mode in (ms.PYNATIVE_MODE, ms.GRAPH_MODE):
+        def train():
+            ms.set_seed(0)
+            net = nn.Dense(4, 3)
+            loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+            step = nn.TrainOneStepCell(nn.WithLossCell(net, loss),
+                                       nn.Momentum(net.trainable_params(), 0.1, 0.9), sens=4.0)
+            losses = [step(a, b) for a, b in batches]
+            return losses, [p.asnumpy().copy() for p in net.trainable_params()], step
+        runs.append(_in_mode(mode, train))
+    (l1, p1, _), (l2, p2, step) = runs
+    assert all(same(a, b) for a, b in zip(l1, l2))
+    assert all(np.array_equal(a, b) for a, b in zip(p1, p2))
+    stats = cell_stats(step)
+    assert stats["fallbacks"] == {} and stats["replays"] == 3
