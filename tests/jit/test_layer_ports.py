@@ -36,20 +36,24 @@ def _in_mode(mode, fn):
 
 def check_replays(make_cell, calls, grad_position=(0,), seed=0, has_aux=False):
     """Eager against GRAPH_MODE (the Cell's forward) and against `jit` of value_and_grad (the
-    forward and the backward in one trace; with `has_aux` of the first output, the others
-    (indices) returned as they are): bitwise equal at every call, every call after the first
+    forward and the backward in one trace; grad_position None: of the Cell's Parameters; with
+    `has_aux` of the first output, the others (indices) returned as they are): bitwise equal at every call, every call after the first
     replayed, nothing run eagerly."""
+    def differentiated(cell):
+        weights = cell.trainable_params() if grad_position is None else None
+        return ms.value_and_grad(cell, grad_position, weights, has_aux=has_aux)
+
     def run(jitted):
         ms.set_seed(seed)
         cell = make_cell()
         if jitted:
-            step = ms.jit(ms.value_and_grad(cell, grad_position, has_aux=has_aux))
+            step = ms.jit(differentiated(cell))
             return [step(*args) for args in calls], step.stats
         return [cell(*args) for args in calls], cell_stats(cell)
 
     def eager_grads():
         ms.set_seed(seed)
-        step = ms.value_and_grad(make_cell(), grad_position, has_aux=has_aux)
+        step = differentiated(make_cell())
         return [step(*args) for args in calls]
 
     eager_out, _ = _in_mode(ms.PYNATIVE_MODE, lambda: run(False))
@@ -239,3 +243,64 @@ def test_train_one_step_with_a_float_sensitivity():
     assert all(np.array_equal(a, b) for a, b in zip(p1, p2))
     stats = cell_stats(step)
     assert stats["fallbacks"] == {} and stats["replays"] == 3
+
+
+def test_embedding_lookups():
+    # ids outside the vocabulary switch the mask on: a guard, then a second trace
+    calls = [(ints(0, 6, (2, 3)),), (ints(0, 6, (2, 3)),), (ints(0, 6, (2, 3)),)]
+    check_replays(lambda: nn.EmbeddingLookup(6, 3, max_norm=0.5), calls, grad_position=None)
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        ms.set_seed(0)
+        emb = nn.EmbeddingLookup(6, 3)
+        ids = [Tensor(np.array(v, np.int32)) for v in
+               ([[0, 5]], [[7, 5]], [[1, 2]], [[-1, 2]], [[3, 3]])]
+        outs = [emb(i) for i in ids]
+        stats = cell_stats(emb)
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    ms.set_seed(0)
+    eager = nn.EmbeddingLookup(6, 3)
+    assert all(same(o, eager(i)) for o, i in zip(outs, ids))
+    assert stats["fallbacks"] == {} and stats["captures"] == 2 and stats["replays"] == 3
+    for op in ("SUM", "MEAN", "MAX"):
+        calls = [(ints(0, 8, (2, 4)), Tensor(RNG.choice([0.0, 0.5, -1.5], (2, 4)).astype(
+            np.float32)), ints(0, 3, (2, 4))) for _ in range(3)]
+        check_replays(lambda: nn.MultiFieldEmbeddingLookup(8, 3, 3, operator=op), calls, (1,))
+
+
+def test_patches_resizes_pads_and_diagonals():
+    calls = [(f64(2, 3, 7, 6),) for _ in range(3)]
+    check_replays(lambda: nn.Unfold([1, 3, 2, 1], [1, 2, 2, 1], [1, 1, 1, 1], "same"), calls)
+    calls = [(f64(2, 2, 3, 4),) for _ in range(3)]
+    check_replays(lambda: nn.Upsample(size=(5, 7), mode="nearest"), calls)
+    check_replays(lambda: nn.Upsample(size=(5, 7), mode="bilinear"), calls)
+    calls = [(f64(2, 3, 4),) for _ in range(3)]
+    check_replays(lambda: nn.Pad(((0, 0), (1, 2), (2, 1)), "SYMMETRIC"), calls)
+    calls = [(f64(2, 3),) for _ in range(3)]
+    check_replays(nn.MatrixDiag, calls)
+    calls = [(f64(2, 3, 4), f64(2, 3)) for _ in range(3)]
+    check_replays(nn.MatrixSetDiag, calls, (0, 1))
+
+
+def test_instance_norm_running_statistics_are_written_at_every_replay():
+    calls = [(Tensor(RNG.standard_normal((2, 3, 4, 4)).astype(np.float32)),) for _ in range(3)]
+    runs = []
+    for mode in (ms.PYNATIVE_MODE, ms.GRAPH_MODE):
+        def run():
+            net = nn.InstanceNorm2d(3).set_train()
+            outs = [net(*args) for args in calls]
+            return outs, net.moving_mean.asnumpy(), net.moving_variance.asnumpy(), net
+        runs.append(_in_mode(mode, run))
+    (o1, m1, v1, _), (o2, m2, v2, net) = runs
+    assert all(same(a, b) for a, b in zip(o1, o2))
+    assert np.array_equal(m1, m2) and np.array_equal(v1, v2)
+    stats = cell_stats(net)
+    assert stats["fallbacks"] == {} and stats["replays"] == 2
+
+
+def test_sampled_softmax_loss_with_fixed_samples():
+    fixed = ([0, 4], [[0.3], [0.4], [0.5]], [0.2, 0.6])
+    calls = [(f64(7, 3), f64(7), ints(0, 7, (3, 1), np.int64), f64(3, 3)) for _ in range(3)]
+    check_replays(lambda: nn.SampledSoftmaxLoss(2, 7, sampled_values=fixed, reduction="mean"),
+                  calls, (0, 1, 3))

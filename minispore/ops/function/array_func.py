@@ -406,8 +406,9 @@ def gather(input_params, input_indices, axis, batch_dims=0):
     axes: out[B, ..., I, ...] = input_params[B, ..., indices[B, I], ...]."""
     _tensor(input_params, "gather", "input_params")
     idx = _index_array(input_indices, "gather", "input_indices")
-    if batch_dims == 0:
-        return A.gather(input_params, idx, axis)
+    if batch_dims == 0:  # a Tensor index stays a traced value under graph capture
+        return A.gather(input_params, input_indices if isinstance(input_indices, Tensor) else idx,
+                        axis)
     return _batched_gather(input_params, idx, axis, batch_dims)
 
 
@@ -444,7 +445,8 @@ def index_select(input, axis, index):
     idx = _index_array(index, "index_select")
     if idx.ndim != 1:
         raise ValueError(f"For 'index_select', 'index' must be 1-D, but got shape {idx.shape}")
-    return gather(_tensor(input, "index_select"), idx, axis)
+    return gather(_tensor(input, "index_select"), index if isinstance(index, Tensor) else idx,
+                  axis)
 
 
 def _along_axis_index(idx, dim):

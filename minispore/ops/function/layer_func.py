@@ -563,7 +563,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         for k, (n_in, n_out) in enumerate(zip(spatial, out_size)):
             idx = np.minimum(np.floor(np.arange(n_out) * (n_in / n_out)).astype(np.int64),
                              n_in - 1)
-            out = A.gather(out, idx, 2 + k)
+            out = A.gather(out, const(idx), 2 + k)
         return out
     if mode in ("linear", "bilinear", "trilinear"):
         if align_corners is None:
@@ -580,8 +580,9 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             axis = 2 + k
             shape = [1] * out.ndim
             shape[axis] = n_out
-            wts = wrap(frac.reshape(shape))
-            out = A.gather(out, lo, axis) * (1 - wts) + A.gather(out, hi, axis) * wts
+            wts = const(frac.reshape(shape))
+            out = (A.gather(out, const(lo), axis) * (1 - wts) +
+                   A.gather(out, const(hi), axis) * wts)
         return out
     if mode == "area":
         if input.ndim == 4:
