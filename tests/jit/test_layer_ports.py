@@ -304,3 +304,10 @@ def test_sampled_softmax_loss_with_fixed_samples():
     calls = [(f64(7, 3), f64(7), ints(0, 7, (3, 1), np.int64), f64(3, 3)) for _ in range(3)]
     check_replays(lambda: nn.SampledSoftmaxLoss(2, 7, sampled_values=fixed, reduction="mean"),
                   calls, (0, 1, 3))
+
+
+@pytest.mark.parametrize("cls", [nn.LSTM, nn.GRU, nn.RNN])
+def test_rnns_with_sequence_lengths(cls):
+    calls = [(Tensor(RNG.standard_normal((3, 5, 3)).astype(np.float32)), None,
+              ints(1, 6, 3)) for _ in range(3)]
+    check_replays(lambda: cls(3, 4, num_layers=2, bidirectional=True, batch_first=True), calls)
