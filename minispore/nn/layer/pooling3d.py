@@ -301,30 +301,12 @@ class AdaptiveMaxPool3d(Cell):
         _check_5d(input, "AdaptiveMaxPool3d")
         dhw = input.shape[-3:]
         outs = _sizes3(self.output_size, dhw, "AdaptiveMaxPool3d")
-        # Every window at its largest size; positions past a window's end repeat its last index,
-        # which leaves the max unchanged. The windows' flat D*H*W positions depend on the shape
-        # only: a constant, gathered from the flattened volume.
-        idx, ks = [], []
-        for n, o in zip(dhw, outs):
-            start, end = LF._adaptive_bounds(n, o)
-            k = int((end - start).max())
-            idx.append(np.minimum(start[:, None] + np.arange(k), end[:, None] - 1))  # (o, k)
-            ks.append(k)
-        ix = [idx[i].reshape([idx[i].shape[0] if j == i else 1 for j in range(3)]
-                             + [ks[i] if j == i else 1 for j in range(3)]) for i in range(3)]
-        pos = const((ix[0] * dhw[1] + ix[1]) * dhw[2] + ix[2])  # (od, oh, ow, kd, kh, kw)
+        pos = const(LF.adaptive_windows(tuple(dhw), tuple(outs)))  # (od, oh, ow, kd, kh, kw)
         win = LF._windows(input, pos, 3)
         r = win.ndim
         values = apply(R.ReduceMax(False), (win, (r - 3, r - 2, r - 1)))
         if not self.return_indices:
             return values
         # MindSpore returns int32 here
-        return values, data_function(_first_position, win, pos)
-
-
-def _first_position(win, pos):
-    """The position (from `pos`, one per window element) of each window's first maximum, as
-    int32 (a DataFunction)."""
-    first = np.argmax(win.reshape(win.shape[:-3] + (-1,)), axis=-1)
-    flat = np.broadcast_to(pos.reshape(pos.shape[:3] + (-1,)), first.shape + (pos[0, 0, 0].size,))
-    return np.take_along_axis(flat, first[..., None], -1)[..., 0].astype(np.int32)
+        return values, data_function(LF.first_in_window, win, pos,
+                                     static=(3, np.dtype(np.int32)))

@@ -1,5 +1,6 @@
 """Functional forms of the layers: convolution, pooling, normalisation, dropout, embedding,
 interpolation (MindSpore's `ops.conv2d`, `ops.max_pool2d`, `ops.batch_norm`, ...)."""
+import functools
 import math
 
 import numpy as np
@@ -335,20 +336,33 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
     _rank(input, (3, 4), "adaptive_max_pool2d")
     h, w = input.shape[-2:]
     oh, ow = _adaptive_sizes(output_size, (h, w), "adaptive_max_pool2d")
-    rs, re = _adaptive_bounds(h, oh)
-    cs, ce = _adaptive_bounds(w, ow)
-    kh, kw = int((re - rs).max()), int((ce - cs).max())
-    # Index every window at its maximum size; positions past a window's end repeat its last
-    # row/column, which leaves the max unchanged.
-    rows = np.minimum(rs[:, None] + np.arange(kh), re[:, None] - 1)  # (oh, kh)
-    cols = np.minimum(cs[:, None] + np.arange(kw), ce[:, None] - 1)  # (ow, kw)
-    # the windows' flat H*W positions depend on the shape only: a constant, gathered
-    pos = const(rows[:, None, :, None] * w + cols[None, :, None, :])  # (oh, ow, kh, kw)
+    pos = const(adaptive_windows((h, w), (oh, ow)))  # (oh, ow, kh, kw)
     win = _windows(input, pos, 2)
     values = apply(R.ReduceMax(False), (win, (win.ndim - 2, win.ndim - 1)))
     if not return_indices:
         return values
-    return values, data_function(_first_in_window, win, pos)
+    return values, data_function(first_in_window, win, pos, static=(2, np.dtype(np.int64)))
+
+
+@functools.lru_cache(maxsize=256)
+def adaptive_windows(sizes, outs):
+    """The flat positions, in an input of spatial shape `sizes`, of every adaptive window
+    giving `outs`: (*outs, *kernel), each window at its largest size (positions past a
+    window's end repeat its last index, which leaves a max unchanged). Depends on the shape
+    only: a constant of a graph-mode trace, made once per geometry (read-only)."""
+    idx = []
+    for n, o in zip(sizes, outs):
+        start, end = _adaptive_bounds(n, o)
+        k = int((end - start).max())
+        idx.append(np.minimum(start[:, None] + np.arange(k), end[:, None] - 1))  # (o, k)
+    d = len(sizes)
+    pos = 0
+    for i in range(d):
+        shape = [1] * (2 * d)
+        shape[i], shape[d + i] = idx[i].shape
+        pos = pos * sizes[i] + idx[i].reshape(shape)
+    pos.flags.writeable = False
+    return pos
 
 
 def _windows(input, pos, nd):
@@ -362,13 +376,13 @@ def _windows(input, pos, nd):
     return A.transpose(win, tuple(range(pos.ndim, pos.ndim + r)) + tuple(range(pos.ndim)))
 
 
-def _first_in_window(win, pos):
-    """The position (from `pos` (..., kh, kw), one per window element) of each window's first
-    maximum in `win` (..., kh, kw), as int64 (a DataFunction)."""
-    k = pos.shape[-2] * pos.shape[-1]
-    first = np.argmax(win.reshape(win.shape[:-2] + (k,)), axis=-1)
-    flat = np.broadcast_to(pos.reshape(pos.shape[:-2] + (k,)), first.shape + (k,))
-    return np.take_along_axis(flat, first[..., None], -1)[..., 0].astype(np.int64)
+def first_in_window(win, pos, nd, dtype):
+    """The position (from `pos` (..., *kernel), one per window element) of each window's first
+    maximum in `win` (..., *kernel) over its last `nd` axes, as `dtype` (a DataFunction)."""
+    k = math.prod(pos.shape[-nd:])
+    first = np.argmax(win.reshape(win.shape[:-nd] + (k,)), axis=-1)
+    flat = np.broadcast_to(pos.reshape(pos.shape[:-nd] + (k,)), first.shape + (k,))
+    return np.take_along_axis(flat, first[..., None], -1)[..., 0].astype(dtype)
 
 
 # ---- dropout ---------------------------------------------------------------------------------------
