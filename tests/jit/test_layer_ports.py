@@ -37,8 +37,8 @@ def _in_mode(mode, fn):
 def check_replays(make_cell, calls, grad_position=(0,), seed=0, has_aux=False):
     """Eager against GRAPH_MODE (the Cell's forward) and against `jit` of value_and_grad (the
     forward and the backward in one trace; grad_position None: of the Cell's Parameters; with
-    `has_aux` of the first output, the others (indices) returned as they are): bitwise equal at every call, every call after the first
-    replayed, nothing run eagerly."""
+    `has_aux` of the first output, the others (indices) returned as they are): bitwise equal
+    at every call, every call after the first replayed, nothing run eagerly."""
     def differentiated(cell):
         weights = cell.trainable_params() if grad_position is None else None
         return ms.value_and_grad(cell, grad_position, weights, has_aux=has_aux)
@@ -311,3 +311,24 @@ def test_rnns_with_sequence_lengths(cls):
     calls = [(Tensor(RNG.standard_normal((3, 5, 3)).astype(np.float32)), None,
               ints(1, 6, 3)) for _ in range(3)]
     check_replays(lambda: cls(3, 4, num_layers=2, bidirectional=True, batch_first=True), calls)
+
+
+class _GatherElements(nn.Cell):
+    def construct(self, x, index):
+        return ms.ops.gather_elements(x, 1, index) * 2.0
+
+
+def test_gather_elements_with_a_tensor_index():
+    calls = [(f64(3, 4), ints(-4, 4, (3, 5))) for _ in range(3)]
+    check_replays(_GatherElements, calls)
+    # an index out of range raises at a replay too
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        cell = _GatherElements()
+        for args in calls:
+            cell(*args)
+        with pytest.raises(IndexError):
+            cell(f64(3, 4), Tensor(np.full((3, 5), 4, np.int32)))
+        assert cell_stats(cell)["replays"] >= 2
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)

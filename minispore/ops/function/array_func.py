@@ -12,6 +12,7 @@ from ...common.tensor import Tensor
 from ..operations import array_ops as A
 from ..operations import math_ops as M
 from ..operations._kernels import normalize_axis
+from ..primitive import data_function
 from ._checks import _tensor
 # Read from this module by the primitive classes (`array_func._shape_arg`) and the Transformer
 # layers (`zeros`); defined in creation_func and exported by ops.function from there.
@@ -475,7 +476,22 @@ def gather_elements(input, dim, index):
     """out[i][j] = input[index[i][j]][j] for dim 0 (and so on): NumPy's take_along_axis. `index`
     has input's rank and no larger sizes on the other axes."""
     idx, dim = _along_axis_args(input, dim, index, "gather_elements")
-    return A.getitem(input, _along_axis_index(idx, dim))
+    if not isinstance(index, Tensor):
+        return A.getitem(input, _along_axis_index(idx, dim))
+    # a Tensor index: its flat positions in input are a recorded node (a graph-mode replay
+    # checks and places the new indices), picked by a gather that adds back in the same order
+    pos = data_function(_along_axis_positions, index, static=(input.shape, dim))
+    return A.gather(A.reshape(input, (-1,)), pos, 0)
+
+
+def _along_axis_positions(idx, shape, dim):
+    """Flat positions in an array of `shape` of gather_elements' picks (a DataFunction)."""
+    A._check_indices(idx, shape[dim], "gather_elements", "index")
+    grids = list(_along_axis_index(np.where(idx < 0, idx + shape[dim], idx), dim))
+    pos = 0
+    for g, n in zip(grids, shape):
+        pos = pos * n + g
+    return pos
 
 
 def gather_d(x, dim, index):
