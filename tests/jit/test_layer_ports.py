@@ -332,3 +332,17 @@ def test_gather_elements_with_a_tensor_index():
         assert cell_stats(cell)["replays"] >= 2
     finally:
         ms.set_context(mode=ms.PYNATIVE_MODE)
+
+
+class _ScatterNd(nn.Cell):
+    def construct(self, indices, updates):
+        return ms.ops.scatter_nd(indices, updates, (3, 4, 2)) * 2.0
+
+
+def test_scatter_nd_with_a_tensor_index():
+    # repeated coordinates accumulate; whole (4, 2) rows and single (2,) entries
+    calls = [(ints(0, 3, (5, 1)), f64(5, 4, 2)) for _ in range(3)]
+    check_replays(_ScatterNd, calls, (1,))
+    calls = [(Tensor(np.stack([RNG.integers(0, 3, 6), RNG.integers(0, 4, 6)], 1)), f64(6, 2))
+             for _ in range(3)]
+    check_replays(_ScatterNd, calls, (1,))

@@ -543,8 +543,24 @@ def scatter_nd(indices, updates, shape):
     _tensor(updates, "scatter_nd", "updates")
     shape = tuple(A._check_shape(shape, "scatter_nd"))
     index, lead = _nd_index(indices, shape, "scatter_nd")
-    _check_updates(updates, lead, shape, len(index), "scatter_nd")
-    return A.getitem_grad(updates, index, shape)
+    depth = len(index)
+    _check_updates(updates, lead, shape, depth, "scatter_nd")
+    if not isinstance(indices, Tensor):
+        return A.getitem_grad(updates, index, shape)
+    # a Tensor index: flat positions over shape[:depth] from a recorded node (a graph-mode
+    # replay checks and places the new indices), added by gather_grad in the same order
+    pos = data_function(_nd_positions, indices, static=(shape, "scatter_nd"))
+    block = (math.prod(shape[:depth]),) + shape[depth:]
+    return A.reshape(A.gather_grad(updates, pos, 0, block), shape)
+
+
+def _nd_positions(indices, shape, op):
+    """Flat positions in shape[:depth] of the coordinates on the last axis of `indices`."""
+    index, _ = _nd_index(indices, shape, op)
+    pos = 0
+    for col, n in zip(index, shape):
+        pos = pos * n + col
+    return np.asarray(pos, np.int64)
 
 
 def tensor_scatter_add(input_x, indices, updates):
