@@ -346,3 +346,18 @@ def test_scatter_nd_with_a_tensor_index():
     calls = [(Tensor(np.stack([RNG.integers(0, 3, 6), RNG.integers(0, 4, 6)], 1)), f64(6, 2))
              for _ in range(3)]
     check_replays(_ScatterNd, calls, (1,))
+
+
+class _GumbelSoftmax(nn.Cell):
+    def __init__(self, hard):
+        super().__init__()
+        self.hard = hard
+
+    def construct(self, x):
+        return ms.ops.gumbel_softmax(x, 0.8, self.hard)
+
+
+@pytest.mark.parametrize("hard", [False, True])
+def test_gumbel_softmax_draws_anew_at_every_replay(hard):
+    calls = [(f64(4, 5),)] * 4  # the same logits: only the draws change the picks
+    check_replays(lambda: _GumbelSoftmax(hard), calls)

@@ -912,15 +912,24 @@ def gumbel_softmax(logits, tau=1.0, hard=False, dim=-1):
         raise ValueError(f"For '{op}', 'tau' must be positive, but got {tau}")
     hard = check_bool(hard, "hard", op)
     ax = normalize_axis(check_int(dim, "dim", op), x.ndim, op)
-    u = generator().random(x.shape)
-    noise = -np.log(-np.log(np.maximum(u, np.finfo(np.float64).tiny)))
-    soft = softmax((x + wrap(noise.astype(x._data.dtype))) / tau, ax)
+    # a random node and recorded nodes: a graph-mode replay draws and picks anew, as eager does
+    u = apply(shared(RO.UniformDraw, x.shape, np.dtype(np.float64)), ())
+    soft = softmax((x + data_function(_gumbel_noise, u, static=(x._data.dtype,))) / tau, ax)
     if not hard:
         return soft
-    index = np.expand_dims(np.argmax(soft._data, ax), ax)
-    onehot = np.zeros(x.shape, x._data.dtype)
-    np.put_along_axis(onehot, index, 1, ax)
-    return soft - stop_gradient(soft) + wrap(onehot)
+    return soft - stop_gradient(soft) + data_function(_one_hot_of_max, soft, static=(ax,))
+
+
+def _gumbel_noise(u, dtype):
+    """Standard Gumbel noise from uniform draws in [0, 1), in `dtype`."""
+    return (-np.log(-np.log(np.maximum(u, np.finfo(np.float64).tiny)))).astype(dtype)
+
+
+def _one_hot_of_max(soft, ax):
+    """1 at the first maximum along `ax`, 0 elsewhere, in soft's dtype."""
+    onehot = np.zeros(soft.shape, soft.dtype)
+    np.put_along_axis(onehot, np.expand_dims(np.argmax(soft, ax), ax), 1, ax)
+    return onehot
 
 
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3):

@@ -218,7 +218,8 @@ class DropoutKeep(Primitive):
 class UniformDraw(Primitive):
     """`shape` draws from the global stream at every call, cast to `dtype`: random(shape) in
     [0, 1), or uniform(low, high, shape) when `low` is given. A primitive without inputs, so a
-    graph-mode replay draws anew (RReLU's slopes, fractional max pooling's samples)."""
+    graph-mode replay draws anew (RReLU's slopes, fractional max pooling's samples,
+    gumbel_softmax's noise)."""
 
     inputs = ()
     differentiable = False
