@@ -107,3 +107,23 @@ def malloc_setup():
     """Apply MINISPORE_MALLOC ('tuned' unless set to 'default') to this whole process, every
     contender alike, as importing minispore does; the mode in force, for the table's title."""
     return allocator().apply_default()
+
+
+def numba_or_none():
+    """numba's version when it is installed (the `jit` extra: `jit(backend="numba")`), else
+    None."""
+    try:
+        import numba
+    except ImportError:
+        return None
+    return numba.__version__
+
+
+def first_calls(jitted, *args):
+    """Seconds of the first call of a jitted function (capture, passes, fusion, the backend's
+    kernels) and of the second (the first replay), and its fused (groups, nodes) per trace."""
+    t0 = time.perf_counter()
+    jitted(*args)
+    t1 = time.perf_counter()
+    jitted(*args)
+    return t1 - t0, time.perf_counter() - t1, jitted.stats.get("fused")

@@ -2,7 +2,10 @@
 
 minispore (nn.Dense, nn.ReLU, nn.SoftmaxCrossEntropyWithLogits, value_and_grad, nn.SGD, written as
 a MindSpore user writes it) beside a hand-written NumPy forward + backward + update of the same math
-(the floor) and PyTorch CPU eager when installed, timed in alternation in one run.
+(the floor), `jit` with the NumPy backend and, with numba installed, the numba backend, and PyTorch
+CPU eager when installed, timed in alternation in one run; then the first two calls of each jitted
+step (the first captures, optimises, fuses and compiles or loads the kernels from
+`$MINISPORE_JIT_CACHE`: run twice on an empty cache directory for the cold and the warm time).
 
 Run: python benchmarks/mlp_train_step.py [--repeat N]
 """
@@ -20,8 +23,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import minispore as ms  # noqa: E402
 from minispore import Tensor, nn  # noqa: E402
 
-from _harness import (interleaved_rounds, malloc_setup, print_table,  # noqa: E402
-                      torch_or_none)
+from _harness import (first_calls, interleaved_rounds, malloc_setup,  # noqa: E402
+                      numba_or_none, print_table, torch_or_none)
 
 SIZES = (784, 512, 512, 10)
 BATCH, LR = 128, 0.01
@@ -165,11 +168,17 @@ def main():
     floor = NumpyMLP(weights)
     ms_step = minispore_step_fn(weights)
     xs, ys = Tensor(x), Tensor(y)
-    jit_step = ms.jit(minispore_step_fn(weights))  # the whole step captured once, replayed
+    jit_step = ms.jit(minispore_step_fn(weights), backend="numpy")  # captured once, replayed
     vg_jit_step = minispore_step_fn(weights, jit_forward=True)  # value_and_grad(jit(forward))
     names = ["numpy (floor)", "minispore", "minispore jit", "minispore jit fwd"]
     cases = [lambda: floor.step(x, y), lambda: ms_step(xs, ys), lambda: jit_step(xs, ys),
              lambda: vg_jit_step(xs, ys)]
+    firsts = [("jit", first_calls(jit_step, xs, ys))]
+    if numba_or_none() is not None:
+        numba_step = ms.jit(minispore_step_fn(weights), backend="numba")
+        firsts.append(("jit numba", first_calls(numba_step, xs, ys)))
+        names.append("minispore jit numba")
+        cases.append(lambda: numba_step(xs, ys))
     torch = torch_or_none()
     if torch is not None:
         t_step = torch_step_fn(torch, weights)
@@ -179,6 +188,9 @@ def main():
     rounds = interleaved_rounds(cases, args.repeat)
     print_table(f"W2: MLP {'-'.join(map(str, SIZES))} ReLU, batch {BATCH}, softmax CE, SGD step, malloc {malloc}",
                 names, rounds)
+    for name, (first, second, fused) in firsts:
+        print(f"{name}: first call (capture, passes, fusion, kernels) {first * 1e3:.0f} ms, "
+              f"second (first replay) {second * 1e3:.1f} ms, fused groups {fused}")
 
 
 if __name__ == "__main__":

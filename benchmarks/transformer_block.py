@@ -4,7 +4,9 @@ sequence 64; the gradient of sum(out * cotangent) w.r.t. every parameter.
 
 minispore (nn.LayerNorm, nn.Dense, nn.GELU and ops, written as a user writes a block) beside a
 hand-written NumPy forward + backward with fused LayerNorm, softmax and GELU gradients (the
-floor) and PyTorch CPU eager when installed, timed in alternation in one run.
+floor), the gradient function under `jit` (NumPy backend; numba backend when numba is installed)
+and PyTorch CPU eager when installed, timed in alternation in one run; then the first two calls of
+each jitted function.
 
 Run: python benchmarks/transformer_block.py [--repeat N]
 """
@@ -23,8 +25,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import minispore as ms  # noqa: E402
 from minispore import Tensor, nn, ops  # noqa: E402
 
-from _harness import (interleaved_rounds, malloc_setup, print_table,  # noqa: E402
-                      torch_or_none)
+from _harness import (first_calls, interleaved_rounds, malloc_setup,  # noqa: E402
+                      numba_or_none, print_table, torch_or_none)
 
 B, T, D, H, FF = 16, 64, 128, 4, 512
 DH = D // H
@@ -210,8 +212,19 @@ def main():
     check_same_math(params, x, cot)
     grad_fn, _ = minispore_fn(params)
     xs, cs = Tensor(x), Tensor(cot)
-    names = ["numpy (floor)", "minispore"]
-    cases = [lambda: numpy_forward_backward(params, x, cot), lambda: grad_fn(xs, cs)]
+    names = ["numpy (floor)", "minispore", "minispore jit"]
+    jitted = ms.jit(minispore_fn(params)[0], backend="numpy")
+    firsts = [("jit", first_calls(jitted, xs, cs))]
+    value = grad_fn(xs, cs)[0].asnumpy()
+    assert jitted(xs, cs)[0].asnumpy() == value  # the NumPy backend: bit for bit
+    cases = [lambda: numpy_forward_backward(params, x, cot), lambda: grad_fn(xs, cs),
+             lambda: jitted(xs, cs)]
+    if numba_or_none() is not None:
+        fused = ms.jit(minispore_fn(params)[0], backend="numba")
+        firsts.append(("jit numba", first_calls(fused, xs, cs)))
+        assert np.allclose(fused(xs, cs)[0].asnumpy(), value, rtol=1e-5)
+        names.append("minispore jit numba")
+        cases.append(lambda: fused(xs, cs))
     torch = torch_or_none()
     if torch is not None:
         run = torch_fn(torch, params)
@@ -221,6 +234,9 @@ def main():
     print_table(f"W6: pre-LN transformer block (d={D}, {H} heads, FFN {FF}, tanh-GELU), "
                 f"batch {B}, seq {T}, forward+backward, malloc {malloc}", names,
                 interleaved_rounds(cases, args.repeat))
+    for name, (first, second, groups) in firsts:
+        print(f"{name}: first call (capture, passes, fusion, kernels) {first * 1e3:.0f} ms, "
+              f"second (first replay) {second * 1e3:.1f} ms, fused groups {groups}")
 
 
 if __name__ == "__main__":

@@ -1,14 +1,17 @@
-"""IR dumps (docs/graph_mode.md, "Dumps"): each trace's IR text as captured and as optimised, and
-the generated replay source, kept per jitted function (`ir(stage)`) and written to files when
+"""IR dumps (docs/graph_mode.md, "Dumps"): each trace's IR text as captured, as optimised and
+with its fused groups (each group's nodes listed below the trace), and the generated replay
+source, kept per jitted function (`ir(stage)`) and written to files when
 `set_context(save_graphs=...)` is above 0."""
 import itertools
 import os
 import re
 
 from .. import context
+from .capture import _const_text
+from .fuse import fused_groups
 from .passes import node_count
 
-STAGES = ("captured", "optimized", "replay")
+STAGES = ("captured", "optimized", "fused", "replay")
 _serial = itertools.count()
 
 
@@ -22,19 +25,32 @@ def text(name, number, stage, trace, captured):
     """The IR of one stage of one trace, with a header naming the function and node counts."""
     head = (f"# graph {name}  trace {number}  stage {stage}  nodes {node_count(trace)} "
             f"(captured {node_count(captured)})")
-    return head + "\n" + trace.text() + "\n"
+    return head + "\n" + trace.text() + "\n" + groups_text(trace)
+
+
+def groups_text(trace):
+    """Each fused group of `trace`: its shape, backend and nodes, as comment lines."""
+    lines = []
+    for g in fused_groups(trace):
+        lines.append(f"# {g!r}: {len(g.members)} nodes over {list(g.shape)}, backend "
+                     f"{g.backend}, outputs " + ", ".join(f"%{i}" for i in g.outs))
+        for m in g.members:
+            ins = ", ".join(f"%{x}" if type(x) is int else _const_text(x[1]) for x in m.ins)
+            outs = ", ".join(f"%{i}" for i in m.outs)
+            lines.append(f"#   {outs} = {m.prim!r}({ins})")
+    return "".join(line + "\n" for line in lines)
 
 
 def stage_text(name, number, stage, stages):
     captured = stages["captured"]
     if stage == "replay":
-        return source(stages["optimized"])
+        return source(stages.get("run", stages["optimized"]))
     return text(name, number, stage, stages[stage], captured)
 
 
 def ir(jitted, stage="optimized"):
-    """Each trace of `jitted`, in capture order, at `stage`: 'captured' and 'optimized' give IR
-    text, 'replay' the generated Python source."""
+    """Each trace of `jitted`, in capture order, at `stage`: 'captured', 'optimized' and 'fused'
+    give IR text, 'replay' the generated Python source of the trace the backend replays."""
     if stage not in STAGES:
         raise ValueError(f"For 'ir', 'stage' must be one of {STAGES}, but got {stage!r}")
     name = function_name(jitted.fn)

@@ -54,7 +54,9 @@ def unknown_fields(cls):
 
 
 def may_alias(node):
-    return type(node.prim) not in FRESH
+    """Whether an output of `node` may be a view of an input (a fused group's outputs are new)."""
+    prim = node.prim
+    return type(prim) not in FRESH and not getattr(type(prim), "fresh", False)
 
 
 def output_aliases(trace):

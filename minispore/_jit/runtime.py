@@ -92,22 +92,37 @@ def _state_of(fn, cells=()):
     return objs
 
 
+_HOOK_KINDS = ("forward_pre", "forward", "backward", "backward_pre")
+
+
 def _cell_state(cell):
+    """The identities of every attribute of `cell` and its sub-Cells (one level into dicts and
+    lists held there). perf: walks `_cells` directly (cells_and_names builds path strings)."""
     objs = []
-    for _, c in cell.cells_and_names():
-        hooks = vars(c).get("_cell_hooks")
-        if hooks is not None and any(getattr(hooks, kind, None) for kind in
-                                     ("forward_pre", "forward", "backward", "backward_pre")):
-            raise _Unkeyable("Cell hooks (they run Python at every call)")
+    seen = set()
+    stack = [cell]
+    while stack:
+        c = stack.pop()
+        if id(c) in seen:
+            continue
+        seen.add(id(c))
         d = vars(c)
+        hooks = d.get("_cell_hooks")
+        if hooks is not None and any(getattr(hooks, kind, None) for kind in _HOOK_KINDS):
+            raise _Unkeyable("Cell hooks (they run Python at every call)")
         objs.extend(d)
-        objs.extend(d.values())
-        for v in d.values():
-            if isinstance(v, dict):
+        values = d.values()
+        objs.extend(values)
+        for v in values:
+            tv = type(v)
+            if tv is list:  # a list construct appends to is a Python side effect
+                objs.extend(v)
+            elif isinstance(v, dict):
                 objs.extend(v)
                 objs.extend(v.values())
-            elif type(v) is list:  # a list construct appends to is a Python side effect
-                objs.extend(v)
+        children = d.get("_cells")
+        if children:
+            stack.extend(ch for ch in reversed(list(children.values())) if ch is not None)
     return objs
 
 
@@ -118,9 +133,10 @@ def _same_state(a, b):
 class Jitted:
     """`fn` run by capture and replay; `stats` counts captures, replays and eager calls."""
 
-    def __init__(self, fn, fullgraph=False):
+    def __init__(self, fn, fullgraph=False, backend=""):
         self.fn = fn
         self.fullgraph = fullgraph
+        self.backend = backend  # pipeline.resolve_backend: "numpy", "numba" or the default
         self.cache = {}  # entry key -> list of (Trace, state snapshot)
         self.n_traces = 0
         self.lock = threading.Lock()

@@ -3,7 +3,7 @@ for each input signature and replayed after (docs/graph_mode.md); what cannot be
 runs eagerly."""
 import functools
 
-from .._jit import Jitted
+from .._jit import JIT_BACKENDS, Jitted
 
 __all__ = ["JitConfig", "jit", "jit_class"]
 
@@ -26,10 +26,16 @@ def jit(function=None, *, capture_mode="ast", jit_level="O0", dynamic=0, fullgra
     order).
 
     Usable as `@jit` or `@jit(...)`. `capture_mode` ('ast', 'bytecode', 'trace') all capture by
-    tracing; every `jit_level` runs the same exact passes; `dynamic` and `backend` are accepted
-    and checked, not acted on;
+    tracing; every `jit_level` runs the same exact passes; `dynamic` is accepted and checked, not
+    acted on. `backend`: MindSpore's "ms_backend" and "GE" (and "") take the process default,
+    `$MINISPORE_JIT_BACKEND` ("numpy" unless set); minispore adds "numpy" (replay bitwise equal
+    to eager) and "numba" (fused groups run as compiled numba kernels, within float tolerance;
+    the `jit` extra) (docs/graph_mode.md, "Fusion, backends and the kernel cache");
     `fullgraph=True` raises RuntimeError where the function would run eagerly.
     """
+    if backend not in JIT_BACKENDS:
+        raise ValueError(f"For 'jit', 'backend' must be one of {JIT_BACKENDS}, but got "
+                         f"{backend!r}")
     if capture_mode not in ("ast", "bytecode", "trace"):
         raise ValueError(f"For 'jit', 'capture_mode' must be 'ast', 'bytecode' or 'trace', but "
                          f"got {capture_mode!r}")
@@ -38,7 +44,7 @@ def jit(function=None, *, capture_mode="ast", jit_level="O0", dynamic=0, fullgra
         if not callable(fn):
             raise TypeError(f"For 'jit', the decorated object must be callable, but got "
                             f"{type(fn).__name__}")
-        compiled = Jitted(fn, fullgraph=bool(fullgraph))
+        compiled = Jitted(fn, fullgraph=bool(fullgraph), backend=backend)
 
         @functools.wraps(fn)
         def jitted(*args, **kwargs):

@@ -71,10 +71,14 @@ class ExponentialDecayLR(LearningRateSchedule):
                           self.decay_rate, self.decay_steps, self.is_stair)
 
 
-def _exponential(step, learning_rate, decay_rate, decay_steps, is_stair):
+def _periods(step, decay_steps, is_stair):
+    """step / decay_steps, floored when `is_stair`."""
     p = step / np.float32(decay_steps)
-    if is_stair:
-        p = np.floor(p)
+    return np.floor(p) if is_stair else p
+
+
+def _exponential(step, learning_rate, decay_rate, decay_steps, is_stair):
+    p = _periods(step, decay_steps, is_stair)
     return np.float32(learning_rate) * np.power(np.float32(decay_rate), p)
 
 
@@ -131,9 +135,7 @@ class InverseDecayLR(LearningRateSchedule):
 
 
 def _inverse(step, learning_rate, decay_rate, decay_steps, is_stair):
-    p = step / np.float32(decay_steps)
-    if is_stair:
-        p = np.floor(p)
+    p = _periods(step, decay_steps, is_stair)
     return np.float32(learning_rate) / (np.float32(1.0) + np.float32(decay_rate) * p)
 
 

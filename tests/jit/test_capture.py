@@ -632,3 +632,16 @@ def test_a_parameter_copy_made_while_capturing_runs_eagerly():
     w.set_data(Tensor(np.full(4, 2.0, np.float32)))
     x = Tensor(np.ones((3, 4), np.float32))
     assert same(jitted(x), x * w)
+
+
+def test_a_tensor_given_for_a_python_value_is_guarded():
+    # ops.TripletMarginLoss reads a Tensor margin as a Python float: a guard, so a new margin
+    # is not replayed with the first call's
+    loss = ops.TripletMarginLoss()
+    jitted = ms.jit(lambda x, p, n, m: loss(x, p, n, m))
+    rng = np.random.default_rng(9)
+    x, p, n = (fresh(rng, (4, 3)) for _ in range(3))
+    for margin in (1.0, 1.0, 3.0, 3.0):
+        m = Tensor(np.float32(margin))
+        assert same(loss(x, p, n, m), jitted(x, p, n, m))
+    assert jitted.stats["captures"] == 2 and jitted.stats["replays"] == 2, jitted.stats

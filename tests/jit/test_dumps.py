@@ -51,19 +51,19 @@ def test_save_graphs_writes_each_stage_numbered(tmp_path, graphs_context):
     jitted(Tensor(np.ones((2, 3), np.float32)))
     jitted(Tensor(np.ones((4, 3), np.float32)))  # a second signature: a second trace
     names = sorted(os.listdir(tmp_path / "ir"))
-    assert len(names) == 6
-    pattern = re.compile(r"predict_(\d{4})_(\d{2})_(captured|optimized|replay)\.(ir|py)$")
+    assert len(names) == 8
+    pattern = re.compile(r"predict_(\d{4})_(\d{2})_(captured|optimized|fused|replay)\.(ir|py)$")
     matches = [pattern.match(n) for n in names]
     assert all(matches)
     serials = sorted({m.group(1) for m in matches})
     assert len(serials) == 2
-    assert [m.group(2) + m.group(3) for m in matches[:3]] == ["00captured", "01optimized",
-                                                               "02replay"]
+    assert [m.group(2) + m.group(3) for m in matches[:4]] == ["00captured", "01optimized",
+                                                               "02fused", "03replay"]
     for k, serial in enumerate(serials):
-        for n, stage in enumerate(("captured", "optimized")):
+        for n, stage in enumerate(("captured", "optimized", "fused")):
             text = (tmp_path / "ir" / f"predict_{serial}_{n:02d}_{stage}.ir").read_text()
             assert text == jitted.ir(stage)[k]
-        py = (tmp_path / "ir" / f"predict_{serial}_02_replay.py").read_text()
+        py = (tmp_path / "ir" / f"predict_{serial}_03_replay.py").read_text()
         assert py == jitted.ir("replay")[k]
         compile(py, "replay.py", "exec")
 

@@ -580,3 +580,16 @@ def test_the_aliasing_check_sees_views():
         hits.append(_spec_aliasing(spec, data).get(Reshape, False))
     probe()
     assert any(hits)
+
+
+def test_cse_never_merges_away_a_returned_value():
+    # the second Exp is returned, the first only used: merging would leave the output unmade
+    g = Graph(SPECIAL)
+    first = g.op(Exp(), 0)
+    used = g.op(Neg(), first)
+    returned = g.op(Exp(), 0)
+    tr = g.trace(used, returned)
+    new = passes.optimize(tr)
+    made = {i for s in nodes(new) for i in s.outs}
+    assert set(new.out_ids) <= made
+    assert_bitwise(run(new, SPECIAL), run(tr, SPECIAL))

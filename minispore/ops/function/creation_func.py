@@ -21,7 +21,7 @@ __all__ = [
 
 def _shape_arg(shape, op):
     if isinstance(shape, Tensor):
-        shape = shape._data.tolist()
+        shape = shape.tolist()
     if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
         shape = (int(shape),)
     shape = A._check_shape(shape, op)

@@ -297,7 +297,7 @@ def _freq(n, d, dtype, op, values):
     if n <= 0:
         raise ValueError(f"For '{op}', the 'n' must be greater than 0, but got {n}")
     if isinstance(d, Tensor):
-        d = d._data.item()
+        d = d.item()
     elif not isinstance(d, (float, np.floating)):
         raise TypeError(f"For '{op}', the 'd' must be a float or a Tensor, but got "
                         f"{type(d).__name__}")

@@ -395,7 +395,7 @@ class TensorToTuple(Primitive):
         if not isinstance(input_x, Tensor) or input_x.ndim != 1:
             raise TypeError(f"For 'TensorToTuple', the input must be a 1-D Tensor, but got "
                             f"{type_name(input_x)}")
-        return tuple(input_x._data.tolist())
+        return tuple(input_x.tolist())
 
 
 def switch(cond, true_branch, false_branch):

@@ -798,7 +798,7 @@ def _scalar_tensor(v, op, arg):
     if isinstance(v, Tensor):
         if v.size != 1:
             raise ValueError(f"For '{op}', '{arg}' must be a scalar, but got shape {v.shape}")
-        return float(v._data.reshape(()))
+        return float(v)
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         raise TypeError(f"For '{op}', '{arg}' must be a float Tensor, but got {v!r}")
     return float(v)

@@ -1166,7 +1166,7 @@ def _int_scalar(v, name, op):
         if v._data.dtype.kind not in "iu" or v._data.size != 1:
             raise TypeError(f"For '{op}', '{name}' must be an integer scalar, but got {v.dtype} "
                             f"of shape {v.shape}")
-        return int(v._data.reshape(()))
+        return int(v)
     return check_int(v, name, op)
 
 

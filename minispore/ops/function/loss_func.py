@@ -296,7 +296,7 @@ class TripletMarginLoss(_ReducedLoss):
             if margin.size != 1:
                 raise ValueError(f"For 'TripletMarginLoss', 'margin' must be a scalar, but got "
                                  f"shape {margin.shape}")
-            margin = float(margin._data.reshape(()))
+            margin = float(margin)
         return NF.triplet_margin_loss(x, positive, negative, margin, self.p, self.eps,
                                       self.swap, self.reduction)
 

@@ -333,7 +333,7 @@ def channel_shuffle(x, groups):
 
 def _int_pairs(value, count, op, arg):
     if isinstance(value, Tensor):
-        value = value._data.tolist()
+        value = value.tolist()
     try:
         pairs = [tuple(int(check_int(v, arg, op)) for v in p) for p in value]
     except TypeError:
@@ -347,7 +347,7 @@ def _int_pairs(value, count, op, arg):
 
 def _block(block, op, arg, default_dims=2):
     if isinstance(block, Tensor):
-        block = block._data.tolist()
+        block = block.tolist()
     if isinstance(block, (int, np.integer)) and not isinstance(block, bool):
         block = [int(block)] * default_dims
     check_type(block, (tuple, list), arg, op)
@@ -899,7 +899,7 @@ class PadV3(_Composite):
         if self.mode == "constant":
             if constant_value is None:
                 raise ValueError("For 'PadV3', 'constant' mode needs a 'constant_value'")
-            value = constant_value._data.item() if isinstance(constant_value, Tensor) \
+            value = constant_value.item() if isinstance(constant_value, Tensor) \
                 else constant_value
             return AF.pad(x, pads, "constant", value)
         if x.ndim < 3 or len(pads) != 2 * (x.ndim - 2):

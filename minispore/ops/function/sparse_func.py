@@ -49,7 +49,7 @@ def _int_tensor(name, arg, value, ndim):
 
 def _shape(name, shape):
     if isinstance(shape, Tensor):
-        shape = tuple(int(s) for s in shape._data.tolist())
+        shape = tuple(int(s) for s in shape.tolist())
     if not isinstance(shape, (tuple, list)) or not all(
             isinstance(s, (int, np.integer)) and not isinstance(s, bool) and s > 0 for s in shape):
         raise ValueError(f"For '{name}', 'shape' must be a tuple of positive ints, but got {shape}")

@@ -719,7 +719,7 @@ def fills(x, value):
         if value.ndim != 0:
             raise ValueError(f"For 'fills', a Tensor 'value' must be 0-d, but got shape "
                              f"{value.shape}")
-        value = value._data.item()
+        value = value.item()
     elif isinstance(value, bool) or not isinstance(value, (int, float)):
         raise TypeError(f"For 'fills', 'value' must be an int, a float or a 0-d Tensor, but got "
                         f"{type(value).__name__}")
@@ -833,7 +833,7 @@ class CumProd(Primitive):
         _tensor(x, "CumProd", "x")
         if x.ndim == 0:
             return MF.cumprod(x, 0)
-        d = normalize_axis(int(axis._data) if isinstance(axis, Tensor) else axis, x.ndim,
+        d = normalize_axis(int(axis) if isinstance(axis, Tensor) else axis, x.ndim,
                            "CumProd")
         n = x.shape[d]
         if self.reverse:

@@ -23,7 +23,7 @@ def _check_shape(shape, op):
     out = []
     for d in shape:
         if isinstance(d, Tensor) and d._data.ndim == 0 and d._data.dtype.kind in "iu":
-            d = int(d._data)
+            d = int(d)
         if not isinstance(d, (int, np.integer)) or isinstance(d, bool):
             raise TypeError(f"For '{op}', 'shape' must hold ints, but got {shape!r}")
         out.append(int(d))

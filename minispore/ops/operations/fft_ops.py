@@ -433,7 +433,7 @@ class _Window(Primitive):
             raise ValueError(f"For '{self.name}', the 'window_length' must be a "
                              f"{self.length_ndim}-D tensor of one element, but got shape "
                              f"{window_length.shape}")
-        n = int(window_length._data.reshape(-1)[0])
+        n = int(np.ravel(window_length.tolist())[0])
         if not 0 <= n <= 1000000:
             raise ValueError(f"For '{self.name}', the value of 'window_length' must be in "
                              f"[0, 1000000], but got {n}")
