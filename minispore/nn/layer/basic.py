@@ -3,6 +3,7 @@ import math
 
 import numpy as np
 
+from ..._autodiff.tape import const
 from ..._validator import (check_bool, check_float_range, check_one_of, check_positive_int,
                            check_type)
 from ...common import dtype as mstype
@@ -201,7 +202,7 @@ def _symmetric_pad(x, paddings):
         period = 2 * n
         idx = idx % period
         idx = np.where(idx >= n, period - 1 - idx, idx)
-        out = AF.gather(out, idx, axis)
+        out = AF.gather(out, const(idx), axis)
     return out
 
 

@@ -2,7 +2,7 @@
 out-of-range ids giving zero rows and an optional max-norm clip of the looked-up rows."""
 import numpy as np
 
-from ..._autodiff.tape import wrap
+from ..._autodiff.tape import const
 from ..._validator import (
     check_bool,
     check_one_of,
@@ -15,6 +15,7 @@ from ...common.initializer import initializer
 from ...common.tensor import Tensor
 from ...ops.function import array_func as AF
 from ...ops.function import scatter_func as SC
+from ...ops.primitive import data_function
 from ..cell import Cell
 from .basic import new_parameter
 from .extra import ClipByNorm
@@ -28,6 +29,33 @@ def _int_tensor(x, arg, owner, dtypes=(np.int32, np.int64)):
         raise TypeError(f"For '{owner}', the '{arg}' must be a Tensor of "
                         f"{' or '.join(np.dtype(d).name for d in dtypes)}, but got {x.dtype}")
     return x
+
+
+def _valid_ids(ids, vocab_size, dtype):
+    """Ids with those outside [0, vocab_size) replaced by 0, the (..., 1) mask (of `dtype`) of
+    the valid ones, and whether all are valid (0-d bool): a DataFunction."""
+    valid = (ids >= 0) & (ids < vocab_size)
+    return np.where(valid, ids, 0), valid[..., None].astype(dtype), np.asarray(valid.all())
+
+
+def _field_segments(field_ids, values, field_size, operator):
+    """MultiFieldEmbeddingLookup's segment of each entry (sample * field_size + field) and,
+    for MAX, the -FLT_MAX penalty (batch, n, 1) of zero values and the (segments, 1) mask of
+    the fields with a nonzero value; else the (segments, 1) scale of MEAN (1 / sum(|values|),
+    0 for an empty field; unused by SUM). A DataFunction."""
+    batch = field_ids.shape[0]
+    segments = batch * field_size
+    seg_ids = field_ids + (np.arange(batch, dtype=np.int32) * field_size)[:, None]
+    count = np.zeros(segments, np.float32)
+    if operator == "MAX":
+        masked = (values == 0).astype(np.float32)[..., None]
+        np.add.at(count, seg_ids.reshape(-1), np.abs(values).reshape(-1))
+        return (seg_ids.reshape(-1), masked * np.float32(-3.402823466e38),
+                (count != 0).astype(np.float32)[:, None])
+    if operator == "MEAN":
+        np.add.at(count, seg_ids, np.abs(values))
+    scale = np.where(count != 0, 1.0 / np.where(count != 0, count, 1.0), 0.0)
+    return seg_ids, scale.astype(np.float32)[:, None]
 
 
 class EmbeddingLookup(Cell):
@@ -62,14 +90,15 @@ class EmbeddingLookup(Cell):
             self.max_norm = check_positive_float(max_norm, "max_norm", owner)
 
     def _lookup(self, indices):
-        ids = indices._data
-        valid = (ids >= 0) & (ids < self.vocab_size)
-        out = AF.gather(self.embedding_table, np.where(valid, ids, 0), 0)
-        if not valid.all():
-            out = out * wrap(valid[..., None].astype(out._data.dtype))
+        # recorded nodes: a graph-mode replay checks the new ids (the `all` is a guard)
+        safe, valid, all_valid = data_function(
+            _valid_ids, indices, static=(self.vocab_size, self.embedding_table._data.dtype))
+        out = AF.gather(self.embedding_table, safe, 0)
+        if not all_valid.item():
+            out = out * valid
         if self.max_norm is not None:
             axes = tuple(range(indices.ndim, out.ndim))
-            out = ClipByNorm(axes)(out, Tensor(np.float32(self.max_norm)))
+            out = ClipByNorm(axes)(out, const(np.asarray(self.max_norm, np.float32)))
         return out
 
     def construct(self, indices):
@@ -114,23 +143,20 @@ class MultiFieldEmbeddingLookup(EmbeddingLookup):
         _int_tensor(field_ids, "field_ids", owner, (np.int32,))
         batch, n = input_indices.shape
         segments = batch * self.field_size
-        seg_ids = field_ids._data + (np.arange(batch, dtype=np.int32) * self.field_size)[:, None]
+        # recorded nodes: a graph-mode replay computes them from the new ids and values
+        parts = data_function(_field_segments, field_ids, input_values,
+                              static=(self.field_size, self.operator))
         out = self._lookup(input_indices)
         weights = AF.reshape(input_values, (batch, n, 1))
         embedding = weights * out
         if self.operator == "MAX":
-            masked = (input_values._data == 0).astype(np.float32)[..., None]
-            embedding = embedding + wrap(masked * np.float32(-3.402823466e38))
-            merged = SC.unsorted_segment_max(AF.reshape(embedding, (-1, self.embedding_size)),
-                                             wrap(seg_ids.reshape(-1)), segments)
-            count = np.zeros(segments, np.float32)
-            np.add.at(count, seg_ids.reshape(-1), np.abs(input_values._data).reshape(-1))
-            merged = merged * wrap((count != 0).astype(np.float32)[:, None])
+            seg_ids, penalty, nonempty = parts
+            merged = SC.unsorted_segment_max(
+                AF.reshape(embedding + penalty, (-1, self.embedding_size)), seg_ids, segments)
+            merged = merged * nonempty
         else:
-            merged = SC.unsorted_segment_sum(embedding, wrap(seg_ids), segments)
+            seg_ids, scale = parts
+            merged = SC.unsorted_segment_sum(embedding, seg_ids, segments)
             if self.operator == "MEAN":
-                count = np.zeros(segments, np.float32)
-                np.add.at(count, seg_ids, np.abs(input_values._data))
-                scale = np.where(count != 0, 1.0 / np.where(count != 0, count, 1.0), 0.0)
-                merged = merged * wrap(scale.astype(np.float32)[:, None])
+                merged = merged * scale
         return AF.reshape(merged, (batch, self.field_size, -1))

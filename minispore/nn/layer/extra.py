@@ -3,7 +3,7 @@ SoftShrink, HShrink, Softmax2d, Roll, Tril, Triu, OneHot, Range, Norm, Moments, 
 RReLU, and the CosineSimilarity metric (MindSpore 2.10 exports that name from `nn` as a metric)."""
 import numpy as np
 
-from ..._autodiff.tape import const, wrap
+from ..._autodiff.tape import apply, const
 from ..._validator import (
     check_bool,
     check_int,
@@ -12,13 +12,13 @@ from ..._validator import (
     type_name,
 )
 from ...common import dtype as mstype
-from ...common.seed import generator
 from ...common.tensor import Tensor
 from ...ops.function import array_func as AF
 from ...ops.function import math_func as F
 from ...ops.function import nn_func as NF
 from ...ops.operations import math_ops as M
-from ...ops.primitive import data_function
+from ...ops.operations import random_ops as RO
+from ...ops.primitive import data_function, shared
 from ..cell import Cell
 
 __all__ = [
@@ -268,7 +268,7 @@ class Range(Cell):
                                                 else np.int32))
 
     def construct(self):
-        return self.result_tensor
+        return AF.identity(self.result_tensor)  # a new Tensor at each call, as an op gives
 
 
 class Norm(Cell):
@@ -377,7 +377,8 @@ class RReLU(Cell):
         _check_float_input(x, "RReLU")
         a = x._data
         if self.training:
-            slope = wrap(generator().uniform(self.lower, self.upper, a.shape).astype(a.dtype))
+            # a random node: a graph-mode replay draws new slopes, as eager does
+            slope = apply(shared(RO.UniformDraw, a.shape, a.dtype, self.lower, self.upper), ())
         else:
             slope = _const((self.lower + self.upper) / 2, a.dtype)
         return AF.where(data_function(np.greater_equal, x, static=(0,)), x, x * slope)

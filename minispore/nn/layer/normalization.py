@@ -17,6 +17,7 @@ from ...ops.operations import math_ops as M
 from ...ops.operations import reduce_ops as R
 from ...ops.operations.comm_ops import AllReduce, ReduceOp
 from ...ops.operations import norm_ops as Nn
+from ...ops.primitive import data_function
 from ..cell import Cell
 from .basic import cast_params
 
@@ -31,6 +32,16 @@ def _momentum_write(param, batch, momentum):
     if batch._data.dtype != param._data.dtype:
         batch = M.cast(batch, param._data.dtype)
     write_in_place(param, param * momentum + batch * (1.0 - momentum))
+
+
+def _instance_statistics(x, num_features):
+    """The batch means of the per-instance means and unbiased variances over the spatial axes
+    (zero variances for one spatial element): a DataFunction."""
+    axes = tuple(range(2, x.ndim))
+    mean = x.mean(axis=axes).mean(axis=0)
+    var = x.var(axis=axes, ddof=1).mean(axis=0) if np.prod(x.shape[2:]) > 1 \
+        else np.zeros(num_features)
+    return mean, var
 
 
 def _norm_params(cell, num_features, affine, gamma_init, beta_init, mean_init, var_init, dtype):
@@ -267,12 +278,10 @@ class _InstanceNorm(Cell):
             raise ValueError(f"For '{cls}', the input must be {self._rank}-D with "
                              f"{self.num_features} channels, but got shape {x.shape}")
         if self.training and x.size:  # running averages of the per-instance statistics
-            axes = tuple(range(2, x.ndim))
-            mean = x._data.mean(axis=axes).mean(axis=0)
-            var = x._data.var(axis=axes, ddof=1).mean(axis=0) if np.prod(x.shape[2:]) > 1 \
-                else np.zeros(self.num_features)
-            _momentum_write(self.moving_mean, wrap(mean), 1.0 - self.momentum)
-            _momentum_write(self.moving_variance, wrap(var), 1.0 - self.momentum)
+            # a recorded node: a graph-mode replay computes the new data's statistics
+            mean, var = data_function(_instance_statistics, x, static=(self.num_features,))
+            _momentum_write(self.moving_mean, mean, 1.0 - self.momentum)
+            _momentum_write(self.moving_variance, var, 1.0 - self.momentum)
         gamma, beta = cast_params(self, self.gamma, self.beta)
         return LF.instance_norm(x, gamma, beta, self.eps)
 

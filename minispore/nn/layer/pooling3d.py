@@ -7,14 +7,14 @@ from them: the first maximum over (h, w), then over d, is the first in (d, h, w)
 """
 import numpy as np
 
-from ..._autodiff.tape import apply, wrap
+from ..._autodiff.tape import apply, const
 from ..._validator import check_bool, check_int_range, check_one_of, check_type
 from ...common import dtype as mstype
 from ...ops.function import layer_func as LF
 from ...ops.operations import array_ops as A
 from ...ops.operations import conv_ops as C
 from ...ops.operations import reduce_ops as R
-from ...ops.primitive import shared
+from ...ops.primitive import data_function, shared
 from ..cell import Cell
 from .normalization import BatchNorm2d, _InstanceNorm
 
@@ -160,31 +160,33 @@ class MaxPool3d(_Pool3d):
         values = self._separable(x, self._prim)
         if not self.return_indices:
             return values
-        return values, wrap(self._indices(x._data))
+        pads = self._pads((x if x.ndim == 5 else x[None]).shape[2:])
+        # a recorded node: a graph-mode replay finds the maxima of the new data
+        return values, data_function(_first_max_indices, x, static=(
+            tuple(pads), self.kernel_size, self.stride, self.dilation))
 
-    def _indices(self, x):
-        """The flat D*H*W index of each window's first maximum (a constant)."""
-        batched = x if x.ndim == 5 else x[None]
-        n, c = batched.shape[:2]
-        pads = self._pads(batched.shape[2:])
-        fill = -np.inf if batched.dtype.kind == "f" else np.iinfo(batched.dtype).min
-        xp = np.pad(batched, ((0, 0), (0, 0)) + tuple((a, b + e) for a, b, e in pads),
-                    constant_values=fill)
-        k, s, dl = self.kernel_size, self.stride, self.dilation
-        outs = [C.out_size(m, kk, ss, dd, a + b + e) for m, kk, ss, dd, (a, b, e)
-                in zip(batched.shape[2:], k, s, dl, pads)]
-        st = xp.strides
-        win = np.lib.stride_tricks.as_strided(
-            xp, (n, c) + tuple(outs) + k,
-            st[:2] + tuple(st[2 + i] * s[i] for i in range(3))
-            + tuple(st[2 + i] * dl[i] for i in range(3)), writeable=False)
-        first = win.reshape(win.shape[:5] + (-1,)).argmax(-1)
-        kd_, kh_, kw_ = np.unravel_index(first, k)
-        coords = [np.arange(outs[i]).reshape([-1 if j == i else 1 for j in range(3)]) * s[i]
-                  + kk * dl[i] - pads[i][0] for i, kk in enumerate((kd_, kh_, kw_))]
-        _, h, w = batched.shape[2:]
-        idx = ((coords[0] * h + coords[1]) * w + coords[2]).astype(np.int64)
-        return idx if x.ndim == 5 else idx[0]
+
+def _first_max_indices(x, pads, k, s, dl):
+    """The flat D*H*W index of each window's first maximum (a DataFunction)."""
+    batched = x if x.ndim == 5 else x[None]
+    n, c = batched.shape[:2]
+    fill = -np.inf if batched.dtype.kind == "f" else np.iinfo(batched.dtype).min
+    xp = np.pad(batched, ((0, 0), (0, 0)) + tuple((a, b + e) for a, b, e in pads),
+                constant_values=fill)
+    outs = [C.out_size(m, kk, ss, dd, a + b + e) for m, kk, ss, dd, (a, b, e)
+            in zip(batched.shape[2:], k, s, dl, pads)]
+    st = xp.strides
+    win = np.lib.stride_tricks.as_strided(
+        xp, (n, c) + tuple(outs) + k,
+        st[:2] + tuple(st[2 + i] * s[i] for i in range(3))
+        + tuple(st[2 + i] * dl[i] for i in range(3)), writeable=False)
+    first = win.reshape(win.shape[:5] + (-1,)).argmax(-1)
+    kd_, kh_, kw_ = np.unravel_index(first, k)
+    coords = [np.arange(outs[i]).reshape([-1 if j == i else 1 for j in range(3)]) * s[i]
+              + kk * dl[i] - pads[i][0] for i, kk in enumerate((kd_, kh_, kw_))]
+    _, h, w = batched.shape[2:]
+    idx = ((coords[0] * h + coords[1]) * w + coords[2]).astype(np.int64)
+    return idx if x.ndim == 5 else idx[0]
 
 
 class AvgPool3d(_Pool3d):
@@ -299,27 +301,12 @@ class AdaptiveMaxPool3d(Cell):
         _check_5d(input, "AdaptiveMaxPool3d")
         dhw = input.shape[-3:]
         outs = _sizes3(self.output_size, dhw, "AdaptiveMaxPool3d")
-        # Every window at its largest size; positions past a window's end repeat its last index,
-        # which leaves the max unchanged.
-        idx, ks = [], []
-        for n, o in zip(dhw, outs):
-            start, end = LF._adaptive_bounds(n, o)
-            k = int((end - start).max())
-            idx.append(np.minimum(start[:, None] + np.arange(k), end[:, None] - 1))  # (o, k)
-            ks.append(k)
-        ix = tuple(idx[i].reshape([idx[i].shape[0] if j == i else 1 for j in range(3)]
-                                  + [ks[i] if j == i else 1 for j in range(3)])
-                   for i in range(3))
-        lead = (slice(None),) * (input.ndim - 3)
-        win = A.getitem(input, lead + ix)  # (..., od, oh, ow, kd, kh, kw)
+        pos = const(LF.adaptive_windows(tuple(dhw), tuple(outs)))  # (od, oh, ow, kd, kh, kw)
+        win = LF._windows(input, pos, 3)
         r = win.ndim
         values = apply(R.ReduceMax(False), (win, (r - 3, r - 2, r - 1)))
         if not self.return_indices:
             return values
-        first = np.argmax(win._data.reshape(win.shape[:-3] + (-1,)), axis=-1)
-        kk = np.unravel_index(first, tuple(ks))
-        o3 = [np.arange(o).reshape([-1 if j == i else 1 for j in range(3)])
-              for i, o in enumerate(outs)]
-        coords = [idx[i][o3[i], kk[i]] for i in range(3)]
-        flat = (coords[0] * dhw[1] + coords[1]) * dhw[2] + coords[2]
-        return values, wrap(flat.astype(np.int32))  # MindSpore returns int32 here
+        # MindSpore returns int32 here
+        return values, data_function(LF.first_in_window, win, pos,
+                                     static=(3, np.dtype(np.int32)))

@@ -19,8 +19,10 @@ from ...ops.function import array_func as AF
 from ...ops.function import layer_func as LF
 from ...ops.function import math_func as MF
 from ...ops.function import nn_func as NF
+from ...ops.operations import array_ops as A
 from ...ops.operations import math_ops as M
 from ...ops.operations import linalg_ops as L
+from ...ops.primitive import data_function
 from ..cell import Cell
 from .basic import float_input
 
@@ -90,6 +92,12 @@ def _check_state(value, name, shape, cls):
 
 
 # ---- sequence layers -----------------------------------------------------------------------------
+
+def _steps_in_range(lengths, steps, dt):
+    """(T, B, 1): whether step t is inside sequence b (bool), and the same as a `dt` mask."""
+    in_range = (np.arange(steps)[:, None] < lengths[None, :])[:, :, None]
+    return in_range, in_range.astype(dt)
+
 
 class _RNNBase(Cell):
     """Stacked, optionally bidirectional recurrent layers over (seq_len, batch, input) input."""
@@ -203,9 +211,10 @@ class _RNNBase(Cell):
 
         valid, out_mask = None, None
         if seq_length is not None:
-            in_range = np.arange(seq_len)[:, None] < seq_length.asnumpy()[None, :]  # (T, B)
-            valid = [Tensor(row[:, None]) for row in in_range]
-            out_mask = Tensor(in_range[:, :, None].astype(mstype.to_np(dt)))
+            # recorded nodes: a graph-mode replay masks by the new lengths
+            in_range, out_mask = data_function(_steps_in_range, seq_length,
+                                               static=(seq_len, mstype.to_np(dt)))
+            valid = [A.getitem(in_range, t) for t in range(seq_len)]  # (B, 1) each
 
         layer_input = x
         finals = []

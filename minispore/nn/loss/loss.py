@@ -2,6 +2,7 @@
 the functional losses of `ops`, with MindSpore 2.10's signatures and defaults."""
 import numpy as np
 
+from ..._autodiff.tape import const
 from ..._validator import (check_bool, check_callable, check_float, check_float_range, check_int,
                            check_non_negative_float, check_non_negative_int, check_one_of,
                            check_positive_float, check_reduction, check_type)
@@ -14,6 +15,7 @@ from ...ops.operations import array_ops as A
 from ...ops.operations import loss_ops as LO
 from ...ops.operations import math_ops as M
 from ...ops.operations import reduce_ops as R
+from ...ops.primitive import data_function
 from ..cell import Cell
 from ..layer.activation import get_activation
 
@@ -209,6 +211,23 @@ class BCEWithLogitsLoss(LossBase):
                                                    self.reduction)
 
 
+def _focal_index(labels, n, c, owner):
+    """FocalLoss's class labels (N, 1, ...) as indices (N, H*W) in [0, c) and their flat
+    positions in the (N, C, H*W) log-probabilities (a DataFunction)."""
+    index = labels.reshape(n, -1)
+    if index.dtype.kind == "f":
+        index = index.astype(np.int64)  # MindSpore casts float class labels to int
+    bad = (index < -c) | (index >= c)
+    if bad.any():
+        raise IndexError(f"For '{owner}', label class {index[bad][0]} is out of range "
+                         f"[-{c}, {c})")
+    index = index % c
+    hw = index.shape[1]
+    rows = np.arange(n)[:, None]
+    cols = np.arange(hw)[None, :]
+    return index, (rows * c + index) * hw + cols
+
+
 class FocalLoss(LossBase):
     """Focal loss (Lin et al.): -(1 - p)^gamma * log(p) with p the softmax probability over
     axis 1 of logits (N, C) or (N, C, H[, W]) (deprecated in MindSpore since 2.8, still there).
@@ -248,20 +267,12 @@ class FocalLoss(LossBase):
         logp = NF.log_softmax(A.reshape(logits, (n, c, -1)), 1)
         dt = logp._data.dtype
         if labels.shape[1] == 1:
-            index = labels._data.reshape(n, -1)
-            if index.dtype.kind == "f":
-                index = index.astype(np.int64)  # MindSpore casts float class labels to int
-            bad = (index < -c) | (index >= c)
-            if bad.any():
-                raise IndexError(f"For '{owner}', label class {index[bad][0]} is out of range "
-                                 f"[-{c}, {c})")
-            index = index % c
-            rows = np.arange(n)[:, None]
-            cols = np.arange(index.shape[1])[None, :]
-            logp = A.getitem(logp, (rows, index, cols))  # (N, H*W)
+            # computed from the labels' data by a recorded node, so a graph-mode replay redoes it
+            index, flat = data_function(_focal_index, labels, static=(n, c, owner))
+            logp = A.gather(A.reshape(logp, (-1,)), flat, 0)  # (N, H*W)
             focus = (1.0 - F.exp(logp)) ** self.gamma  # from the unweighted probability
             if self.weight is not None:
-                logp = logp * A.getitem(M.cast(self.weight, dt), index)
+                logp = logp * A.gather(M.cast(self.weight, dt), index, 0)
             return self.get_loss(F.mean(-focus * logp, 1))
         focus = (1.0 - F.exp(logp)) ** self.gamma
         if self.weight is not None:
@@ -632,7 +643,7 @@ class MultiClassDiceLoss(LossBase):
                     loss = loss * self.weights[i]
                 total = total + loss
         if isinstance(total, float):  # every class ignored
-            total = M.cast(Tensor(np.array(total)), logits._data.dtype)
+            total = M.cast(const(np.array(total)), logits._data.dtype)
         return total / float(c)
 
 
@@ -645,6 +656,14 @@ class MultilabelMarginLoss(LossBase):
 
     def construct(self, x, target):
         return LF.multilabel_margin_loss(x, target, self.reduction)
+
+
+def _stirling(t, eps, dt):
+    """PoissonNLLLoss's Stirling term of the target (only where target > 1), in dtype dt."""
+    t = np.maximum(t, eps)
+    safe = np.where(t > 1, t, 1.0)
+    stirling = np.where(t > 1, safe * np.log(safe) - safe + 0.5 * np.log(2 * np.pi * safe), 0.0)
+    return stirling.astype(dt)
 
 
 class PoissonNLLLoss(LossBase):
@@ -677,12 +696,9 @@ class PoissonNLLLoss(LossBase):
         else:
             loss = input - target * F.log(input + self.eps)
         if self.full:
-            # a constant of the target: Stirling's term only where target > 1
-            t = np.maximum(target._data, self.eps)
-            safe = np.where(t > 1, t, 1.0)
-            stirling = np.where(t > 1, safe * np.log(safe) - safe + 0.5 * np.log(2 * np.pi * safe),
-                                0.0)
-            loss = loss + Tensor(stirling.astype(input._data.dtype))
+            # a constant of the target (no gradient), made by a recorded node: a graph-mode replay
+            # computes it again from the new target
+            loss = loss + data_function(_stirling, target, static=(self.eps, input._data.dtype))
         return self.get_loss(loss)
 
 

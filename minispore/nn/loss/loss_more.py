@@ -1,7 +1,7 @@
 """L1LossExt and SampledSoftmaxLoss."""
 import numpy as np
 
-from ..._autodiff.tape import wrap
+from ..._autodiff.tape import const
 from ..._validator import check_type
 from ...common.tensor import Tensor
 from ...ops.function import array_func as AF
@@ -9,6 +9,7 @@ from ...ops.function import math_func as F
 from ...ops.function import nn_func as NF
 from ...ops.function.linalg_func import matmul
 from ...ops.function.random_func import uniform_candidate_sampler
+from ...ops.operations import math_ops as M
 from .loss import LossBase
 
 __all__ = ["L1LossExt", "SampledSoftmaxLoss"]
@@ -68,37 +69,38 @@ class SampledSoftmaxLoss(LossBase):
         if labels._data.dtype not in (np.int32, np.int64):
             raise TypeError(f"For '{owner}', the 'labels' must be int32 or int64, but got "
                             f"{labels.dtype}")
-        labels = Tensor(labels._data.astype(np.int32).reshape(-1, self.num_true))
+        labels = AF.reshape(M.cast(labels, np.int32), (-1, self.num_true))
         sampled_values = self.sampled_values
         if sampled_values is None:
             sampled_values = uniform_candidate_sampler(labels, self.num_true, self.num_sampled,
                                                        True, self.num_classes, self.seed,
                                                        self.remove_accidental_hits)
         sampled, true_expected, sampled_expected = sampled_values
-        sampled_ids = np.asarray(sampled._data if isinstance(sampled, Tensor) else sampled,
-                                 np.int32)
-        true_ids = labels._data.reshape(-1)
+        sampled_ids = M.cast(sampled, np.int32) if isinstance(sampled, Tensor) else \
+            const(np.asarray(sampled, np.int32))
+        true_ids = AF.reshape(labels, (-1,))
         dim = weights.shape[1]
-        true_w = AF.gather(weights, wrap(true_ids), 0)
-        sampled_w = AF.gather(weights, wrap(sampled_ids), 0)
-        true_b = AF.reshape(AF.gather(biases, wrap(true_ids), 0), (-1, self.num_true))
-        sampled_b = AF.gather(biases, wrap(sampled_ids), 0)
+        true_w = AF.gather(weights, true_ids, 0)
+        sampled_w = AF.gather(weights, sampled_ids, 0)
+        true_b = AF.reshape(AF.gather(biases, true_ids, 0), (-1, self.num_true))
+        sampled_b = AF.gather(biases, sampled_ids, 0)
         true_logits = F.sum(AF.expand_dims(logits, 1) *
                             AF.reshape(true_w, (-1, self.num_true, dim)), 2) + true_b
         sampled_logits = matmul(logits, AF.swapaxes(sampled_w, 0, 1)) + sampled_b
         true_logits = true_logits - F.log(_as_tensor(true_expected, true_logits))
         sampled_logits = sampled_logits - F.log(_as_tensor(sampled_expected, sampled_logits))
         out_logits = AF.concat((true_logits, sampled_logits), 1)
-        targets = np.concatenate(
+        targets = const(np.concatenate(
             [np.full(true_logits.shape, 1.0 / self.num_true),
-             np.zeros(sampled_logits.shape)], 1).astype(out_logits._data.dtype)
+             np.zeros(sampled_logits.shape)], 1).astype(out_logits._data.dtype))
         shifted = out_logits - F.amax(out_logits, 1, True)
         exp = F.exp(shifted)
         pred = exp / F.sum(exp, 1, True)
-        loss = -F.sum(wrap(targets) * F.log(pred + 1.0e-20), 1)
+        loss = -F.sum(targets * F.log(pred + 1.0e-20), 1)
         return self.get_loss(loss)
 
 
 def _as_tensor(value, like):
-    data = value._data if isinstance(value, Tensor) else np.asarray(value)
-    return wrap(data.astype(like._data.dtype))
+    if isinstance(value, Tensor):
+        return NF.stop_gradient(M.cast(value, like._data.dtype))  # a constant, as in MindSpore
+    return const(np.asarray(value).astype(like._data.dtype))

@@ -3,6 +3,8 @@ WithGradCell, ForwardValueAndGrad, TrainOneStepCell (with DistributedGradReducer
 mode)."""
 import numpy as np
 
+from ..._autodiff.tape import const
+
 from ..._autodiff.engine import value_and_grad
 from ..._validator import check_bool, check_callable, check_number, check_type, type_name
 from ...common import dtype as mstype
@@ -216,7 +218,8 @@ class TrainOneStepCell(Cell):
         """The loss and the gradients of `sens * loss` (`sens` None: of the loss itself)."""
         if sens is None:
             return self._plain_grad(*inputs)
-        sens = sens if isinstance(sens, Tensor) else Tensor(float(sens))
+        if not isinstance(sens, Tensor):  # a hyperparameter: a constant of a graph-mode trace
+            sens = const(np.asarray(float(sens), np.float32))
         (_, loss), grads = self._scaled_grad(sens, *inputs)
         return loss, grads
 

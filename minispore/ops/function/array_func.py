@@ -12,6 +12,7 @@ from ...common.tensor import Tensor
 from ..operations import array_ops as A
 from ..operations import math_ops as M
 from ..operations._kernels import normalize_axis
+from ..primitive import data_function
 from ._checks import _tensor
 # Read from this module by the primitive classes (`array_func._shape_arg`) and the Transformer
 # layers (`zeros`); defined in creation_func and exported by ops.function from there.
@@ -406,8 +407,9 @@ def gather(input_params, input_indices, axis, batch_dims=0):
     axes: out[B, ..., I, ...] = input_params[B, ..., indices[B, I], ...]."""
     _tensor(input_params, "gather", "input_params")
     idx = _index_array(input_indices, "gather", "input_indices")
-    if batch_dims == 0:
-        return A.gather(input_params, idx, axis)
+    if batch_dims == 0:  # a Tensor index stays a traced value under graph capture
+        return A.gather(input_params, input_indices if isinstance(input_indices, Tensor) else idx,
+                        axis)
     return _batched_gather(input_params, idx, axis, batch_dims)
 
 
@@ -444,7 +446,8 @@ def index_select(input, axis, index):
     idx = _index_array(index, "index_select")
     if idx.ndim != 1:
         raise ValueError(f"For 'index_select', 'index' must be 1-D, but got shape {idx.shape}")
-    return gather(_tensor(input, "index_select"), idx, axis)
+    return gather(_tensor(input, "index_select"), index if isinstance(index, Tensor) else idx,
+                  axis)
 
 
 def _along_axis_index(idx, dim):
@@ -473,7 +476,22 @@ def gather_elements(input, dim, index):
     """out[i][j] = input[index[i][j]][j] for dim 0 (and so on): NumPy's take_along_axis. `index`
     has input's rank and no larger sizes on the other axes."""
     idx, dim = _along_axis_args(input, dim, index, "gather_elements")
-    return A.getitem(input, _along_axis_index(idx, dim))
+    if not isinstance(index, Tensor):
+        return A.getitem(input, _along_axis_index(idx, dim))
+    # a Tensor index: its flat positions in input are a recorded node (a graph-mode replay
+    # checks and places the new indices), picked by a gather that adds back in the same order
+    pos = data_function(_along_axis_positions, index, static=(input.shape, dim))
+    return A.gather(A.reshape(input, (-1,)), pos, 0)
+
+
+def _along_axis_positions(idx, shape, dim):
+    """Flat positions in an array of `shape` of gather_elements' picks (a DataFunction)."""
+    A._check_indices(idx, shape[dim], "gather_elements", "index")
+    grids = list(_along_axis_index(np.where(idx < 0, idx + shape[dim], idx), dim))
+    pos = 0
+    for g, n in zip(grids, shape):
+        pos = pos * n + g
+    return pos
 
 
 def gather_d(x, dim, index):
@@ -525,8 +543,24 @@ def scatter_nd(indices, updates, shape):
     _tensor(updates, "scatter_nd", "updates")
     shape = tuple(A._check_shape(shape, "scatter_nd"))
     index, lead = _nd_index(indices, shape, "scatter_nd")
-    _check_updates(updates, lead, shape, len(index), "scatter_nd")
-    return A.getitem_grad(updates, index, shape)
+    depth = len(index)
+    _check_updates(updates, lead, shape, depth, "scatter_nd")
+    if not isinstance(indices, Tensor):
+        return A.getitem_grad(updates, index, shape)
+    # a Tensor index: flat positions over shape[:depth] from a recorded node (a graph-mode
+    # replay checks and places the new indices), added by gather_grad in the same order
+    pos = data_function(_nd_positions, indices, static=(shape, "scatter_nd"))
+    block = (math.prod(shape[:depth]),) + shape[depth:]
+    return A.reshape(A.gather_grad(updates, pos, 0, block), shape)
+
+
+def _nd_positions(indices, shape, op):
+    """Flat positions in shape[:depth] of the coordinates on the last axis of `indices`."""
+    index, _ = _nd_index(indices, shape, op)
+    pos = 0
+    for col, n in zip(index, shape):
+        pos = pos * n + col
+    return np.asarray(pos, np.int64)
 
 
 def tensor_scatter_add(input_x, indices, updates):

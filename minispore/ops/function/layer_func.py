@@ -1,5 +1,6 @@
 """Functional forms of the layers: convolution, pooling, normalisation, dropout, embedding,
 interpolation (MindSpore's `ops.conv2d`, `ops.max_pool2d`, `ops.batch_norm`, ...)."""
+import functools
 import math
 
 import numpy as np
@@ -335,22 +336,53 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
     _rank(input, (3, 4), "adaptive_max_pool2d")
     h, w = input.shape[-2:]
     oh, ow = _adaptive_sizes(output_size, (h, w), "adaptive_max_pool2d")
-    rs, re = _adaptive_bounds(h, oh)
-    cs, ce = _adaptive_bounds(w, ow)
-    kh, kw = int((re - rs).max()), int((ce - cs).max())
-    # Index every window at its maximum size; positions past a window's end repeat its last
-    # row/column, which leaves the max unchanged.
-    rows = np.minimum(rs[:, None] + np.arange(kh), re[:, None] - 1)  # (oh, kh)
-    cols = np.minimum(cs[:, None] + np.arange(kw), ce[:, None] - 1)  # (ow, kw)
-    lead = (slice(None),) * (input.ndim - 2)
-    win = A.getitem(input, lead + (rows[:, None, :, None], cols[None, :, None, :]))
+    pos = const(adaptive_windows((h, w), (oh, ow)))  # (oh, ow, kh, kw)
+    win = _windows(input, pos, 2)
     values = apply(R.ReduceMax(False), (win, (win.ndim - 2, win.ndim - 1)))
     if not return_indices:
         return values
-    k = np.argmax(win._data.reshape(win.shape[:-2] + (kh * kw,)), axis=-1)  # (..., oh, ow)
-    r = rows[np.arange(oh)[:, None], k // kw]
-    c = cols[np.arange(ow)[None, :], k % kw]
-    return values, wrap((r * w + c).astype(np.int64))
+    return values, data_function(first_in_window, win, pos, static=(2, np.dtype(np.int64)))
+
+
+@functools.lru_cache(maxsize=256)
+def adaptive_windows(sizes, outs):
+    """The flat positions, in an input of spatial shape `sizes`, of every adaptive window
+    giving `outs`: (*outs, *kernel), each window at its largest size (positions past a
+    window's end repeat its last index, which leaves a max unchanged). Depends on the shape
+    only: a constant of a graph-mode trace, made once per geometry (read-only)."""
+    idx = []
+    for n, o in zip(sizes, outs):
+        start, end = _adaptive_bounds(n, o)
+        k = int((end - start).max())
+        idx.append(np.minimum(start[:, None] + np.arange(k), end[:, None] - 1))  # (o, k)
+    d = len(sizes)
+    pos = 0
+    for i in range(d):
+        shape = [1] * (2 * d)
+        shape[i], shape[d + i] = idx[i].shape
+        pos = pos * sizes[i] + idx[i].reshape(shape)
+    pos.flags.writeable = False
+    return pos
+
+
+def _windows(input, pos, nd):
+    """input[..., pos] over the flattened last `nd` axes, laid out in memory as NumPy lays out
+    an advanced index after slices (the index's axes outermost), so that reductions over the
+    windows add and compare in the same order as on such an index."""
+    lead = input.shape[:-nd]
+    r = len(lead)
+    moved = A.transpose(A.reshape(input, lead + (-1,)), (r,) + tuple(range(r)))
+    win = A.gather(moved, pos, 0)  # pos.shape + lead
+    return A.transpose(win, tuple(range(pos.ndim, pos.ndim + r)) + tuple(range(pos.ndim)))
+
+
+def first_in_window(win, pos, nd, dtype):
+    """The position (from `pos` (..., *kernel), one per window element) of each window's first
+    maximum in `win` (..., *kernel) over its last `nd` axes, as `dtype` (a DataFunction)."""
+    k = math.prod(pos.shape[-nd:])
+    first = np.argmax(win.reshape(win.shape[:-nd] + (k,)), axis=-1)
+    flat = np.broadcast_to(pos.reshape(pos.shape[:-nd] + (k,)), first.shape + (k,))
+    return np.take_along_axis(flat, first[..., None], -1)[..., 0].astype(dtype)
 
 
 # ---- dropout ---------------------------------------------------------------------------------------
@@ -545,7 +577,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         for k, (n_in, n_out) in enumerate(zip(spatial, out_size)):
             idx = np.minimum(np.floor(np.arange(n_out) * (n_in / n_out)).astype(np.int64),
                              n_in - 1)
-            out = A.gather(out, idx, 2 + k)
+            out = A.gather(out, const(idx), 2 + k)
         return out
     if mode in ("linear", "bilinear", "trilinear"):
         if align_corners is None:
@@ -562,8 +594,9 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             axis = 2 + k
             shape = [1] * out.ndim
             shape[axis] = n_out
-            wts = wrap(frac.reshape(shape))
-            out = A.gather(out, lo, axis) * (1 - wts) + A.gather(out, hi, axis) * wts
+            wts = const(frac.reshape(shape))
+            out = (A.gather(out, const(lo), axis) * (1 - wts) +
+                   A.gather(out, const(hi), axis) * wts)
         return out
     if mode == "area":
         if input.ndim == 4:
@@ -1153,13 +1186,19 @@ def _unpool(x, indices, kernel_size, stride, padding, output_size, nd, op):
     lead = x.shape[:-nd]
     m = int(np.prod(lead))
     spatial = int(np.prod(sizes))
-    idx = indices._data.reshape(m, -1).astype(np.int64)
+    # a recorded node: a graph-mode replay checks and places the new indices
+    idx = data_function(_unpool_positions, indices, static=(m, spatial, op))
+    flat = A.gather_grad(A.reshape(x, (-1,)), idx, 0, (m * spatial,))
+    return A.reshape(flat, lead + sizes)
+
+
+def _unpool_positions(indices, m, spatial, op):
+    """Flat positions in the (m * spatial,) unpooled output of each of the m rows' indices."""
+    idx = indices.reshape(m, -1).astype(np.int64)
     if idx.size and (idx.min() < 0 or idx.max() >= spatial):
         raise ValueError(f"For '{op}', 'indices' must lie in [0, {spatial}), but got values in "
                          f"[{idx.min()}, {idx.max()}]")
-    rows = np.arange(m)[:, None]
-    flat = A.getitem_grad(A.reshape(x, (m, -1)), (rows, idx), (m, spatial))
-    return A.reshape(flat, lead + sizes)
+    return (np.arange(m)[:, None] * spatial + idx).reshape(-1)
 
 
 def max_unpool1d(x, indices, kernel_size, stride=None, padding=0, output_size=None):
@@ -1306,10 +1345,24 @@ def _fractional_max(x, kernel, outs, samples, op):
         if k < 1 or o < 1 or o + k - 1 > s:
             raise ValueError(f"For '{op}', the output size {outs} with kernel {kernel} does not "
                              f"fit the input of shape {x.shape}")
-    u = samples._data if isinstance(samples, Tensor) else np.asarray(samples)
-    if u.shape != (n, c, nd):
+    if samples is None:  # a random node: a graph-mode replay draws anew, as eager does
+        samples = apply(shared(RandomOps.UniformDraw, (n, c, nd), np.dtype(np.float64)), ())
+    elif not isinstance(samples, Tensor):
+        samples = const(np.asarray(samples))
+    if samples.shape != (n, c, nd):
         raise ValueError(f"For '{op}', the random samples must be ({n}, {c}, {nd}), but got "
-                         f"{u.shape}")
+                         f"{samples.shape}")
+    # recorded nodes: a graph-mode replay finds the windows and maxima of the new data
+    index, pos = data_function(_fractional_index, x, samples, static=(kernel, outs, op))
+    return A.gather(A.reshape(x, (-1,)), pos, 0), index
+
+
+def _fractional_index(x, u, kernel, outs, op):
+    """The int64 flat spatial index of each fractional window's first maximum (N, C, *outs),
+    and its flat position in x (a DataFunction)."""
+    nd = len(kernel)
+    sizes = x.shape[2:]
+    n, c = x.shape[:2]
     if u.size and (u.min() < 0 or u.max() >= 1):
         raise ValueError(f"For '{op}', the random samples must lie in [0, 1)")
     taps = []
@@ -1324,14 +1377,13 @@ def _fractional_max(x, kernel, outs, samples, op):
         view = [n, c] + [1] * nd + [1] * nd
         view[2 + axis], view[2 + nd + axis] = outs[axis], kernel[axis]
         flat = flat * sizes[axis] + t.reshape(view)
-    plane = x._data.reshape(n, c, -1)
+    plane = x.reshape(n, c, -1)
     win = np.take_along_axis(plane, flat.reshape(n, c, -1), 2).reshape(shape)
     first = np.argmax(win.reshape(shape[:2 + nd] + (-1,)), axis=-1)
     index = np.take_along_axis(flat.reshape(shape[:2 + nd] + (-1,)), first[..., None],
                                -1)[..., 0]
-    rows = np.arange(n * c).reshape((n * c,) + (1,) * nd)
-    values = A.getitem(A.reshape(x, (n * c, -1)), (rows, index.reshape((n * c,) + tuple(outs))))
-    return A.reshape(values, (n, c) + tuple(outs)), index
+    rows = np.arange(n * c).reshape((n, c) + (1,) * nd)
+    return index, rows * plane.shape[2] + index
 
 
 def _fractional_pool(input, kernel_size, output_size, output_ratio, return_indices, samples,
@@ -1352,12 +1404,10 @@ def _fractional_pool(input, kernel_size, output_size, output_ratio, return_indic
             raise ValueError(f"For '{op}', 'output_ratio' must be {nd} floats in (0, 1), but "
                              f"got {output_ratio!r}")
         outs = tuple(int(s * r) for s, r in zip(sizes, ratio))
-    if samples is None:
-        samples = generator().random((batched.shape[0], batched.shape[1], nd))
     values, index = _fractional_max(batched, kernel, outs, samples, op)
     if input.ndim != nd + 2:
-        values, index = A.reshape(values, values.shape[1:]), index[0]
-    return (values, wrap(index)) if return_indices else values
+        values, index = A.reshape(values, values.shape[1:]), A.reshape(index, index.shape[1:])
+    return (values, index) if return_indices else values
 
 
 def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None,

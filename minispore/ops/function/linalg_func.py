@@ -1096,7 +1096,7 @@ def _triangle_indices(fn, row, col, offset, dtype, op):
 def _gather_last(x, index):
     """out[..., *index.shape] = x[..., index]: x's last axis gathered by a constant index."""
     flat = np.asarray(index).reshape(-1)
-    out = A.gather(x, wrap(flat.astype(np.int64)), x.ndim - 1) if flat.size else \
+    out = A.gather(x, const(flat.astype(np.int64)), x.ndim - 1) if flat.size else \
         const(np.zeros(x.shape[:-1] + (0,), x._data.dtype))
     return A.reshape(out, x.shape[:-1] + np.shape(index))
 
@@ -1257,7 +1257,7 @@ def matrix_diag(x, k=0, num_rows=-1, num_cols=-1, padding_value=0, align="RIGHT_
         index[t + builtins.max(-d, 0), t + builtins.max(d, 0)] = (k1 - d) * max_len + start + t
     flat = A.reshape(diags, diags.shape[:-2] + (pad_slot,))
     pad = padding_value if isinstance(padding_value, Tensor) else \
-        wrap(np.asarray(padding_value, x._data.dtype))
+        const(np.asarray(padding_value, x._data.dtype))
     pad = A.broadcast_to(A.reshape(M.cast(pad, x._data.dtype), (1,) * flat.ndim),
                          flat.shape[:-1] + (1,))
     return _gather_last(A.Concat(-1)((flat, pad)), index)
@@ -1287,7 +1287,7 @@ def matrix_diag_part(x, k, padding_value, align="RIGHT_LEFT"):
         index[k1 - d, start + t] = (t + builtins.max(-d, 0)) * cols + t + builtins.max(d, 0)
     flat = A.reshape(x, x.shape[:-2] + (pad_slot,))
     pad = padding_value if isinstance(padding_value, Tensor) else \
-        wrap(np.asarray(padding_value, x._data.dtype))
+        const(np.asarray(padding_value, x._data.dtype))
     pad = A.broadcast_to(A.reshape(M.cast(pad, x._data.dtype), (1,) * flat.ndim),
                          flat.shape[:-1] + (1,))
     out = _gather_last(A.Concat(-1)((flat, pad)), index)

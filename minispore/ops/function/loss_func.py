@@ -2,15 +2,16 @@
 `ops.multilabel_margin_loss`, with MindSpore 2.10's signatures and defaults."""
 import numpy as np
 
-from ..._autodiff.tape import apply, wrap
+from ..._autodiff.tape import apply, const, wrap
 from ..._validator import (check_bool, check_float, check_int, check_one_of, check_reduction,
                            check_sequence)
 from ...common.tensor import Tensor
 from ..operations import array_ops as A
 from ..operations import loss_ops as LO
 from ..operations import math_ops as M
+from ..operations import nn_ops as N
 from ..operations import reduce_ops as R
-from ..primitive import Primitive, shared
+from ..primitive import Primitive, data_function, shared
 from . import math_func as F
 from . import nn_func as NF
 from ._checks import _tensor
@@ -23,7 +24,7 @@ def _lengths(value, op, arg):
     if isinstance(value, Tensor):
         return value
     value = check_sequence(value, arg, op, check_int, expected="a Tensor or a tuple of ints")
-    return wrap(np.asarray(value, np.int64).reshape(len(value)))
+    return const(np.asarray(value, np.int64).reshape(len(value)))
 
 
 def _padded_targets(targets, target_lengths, n, op):
@@ -31,15 +32,24 @@ def _padded_targets(targets, target_lengths, n, op):
     tl = target_lengths._data
     if tl.dtype.kind not in "iu" or tl.shape != (n,):
         return targets  # CTCLossV2 reports the bad lengths
+    # a recorded node: a graph-mode replay pads the new targets (a new width is a guard miss)
+    return data_function(_pad_targets, targets, target_lengths, static=(op,))
+
+
+def _pad_targets(flat, tl, op):
+    n = tl.shape[0]
     total = int(tl.sum()) if n else 0
-    if targets.shape[0] != total or (n and tl.min() < 0):
+    if flat.shape[0] != total or (n and tl.min() < 0):
         raise ValueError(f"For '{op}', 1-D (concatenated) 'targets' must have sum("
-                         f"target_lengths) = {total} elements, but got shape {targets.shape}")
+                         f"target_lengths) = {total} elements, but got shape {flat.shape}")
     width = int(tl.max()) if n else 0
-    flat = targets._data
     padded = np.zeros((n, width), flat.dtype)
     padded[np.arange(width) < tl[:, None]] = flat
-    return wrap(padded)
+    return padded
+
+
+def _length_divisors(tl, dtype):
+    return np.maximum(tl, 1).astype(dtype)
 
 
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean",
@@ -78,12 +88,30 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
         targets = _padded_targets(targets, target_lengths, log_probs.shape[1], op)
     prim = shared(LO.CTCLossV2, blank, "none", zero_infinity)
     loss, log_alpha = apply(prim, (log_probs, targets, input_lengths, target_lengths))
-    log_alpha = wrap(log_alpha._data)  # a constant: MindSpore gives it no gradient either
+    log_alpha = N.stop_gradient(log_alpha)  # MindSpore gives it no gradient either
     if reduction == "mean":
-        dtype = log_probs._data.dtype
-        lengths = np.maximum(target_lengths._data, 1).astype(dtype)
-        return R.reduce_mean(loss / wrap(lengths)), log_alpha
+        lengths = data_function(_length_divisors, target_lengths,
+                                static=(log_probs._data.dtype,))
+        return R.reduce_mean(loss / lengths), log_alpha
     return NF._reduce(loss, reduction), log_alpha
+
+
+def _multilabel_pairs(t, n, c, dt, op):
+    """For multilabel_margin_loss's targets: the flat positions in the (N, C) scores of each
+    listed class (0 past a row's first -1), and the (N, j, i) mask, of dtype dt, of the pairs
+    (j listed in target order, i any class not a target)."""
+    t2 = t.reshape(n, c)
+    if t2.size and (t2.min() < -1 or t2.max() >= c):
+        bad = t2[(t2 < -1) | (t2 >= c)][0]
+        raise IndexError(f"For '{op}', target class {bad} is out of range [-1, {c})")
+    # the listed classes: every entry before each row's first -1
+    listed = np.cumprod(t2 != -1, axis=1).astype(bool)
+    is_target = np.zeros((n, c), bool)
+    rows = np.broadcast_to(np.arange(n)[:, None], t2.shape)
+    is_target[rows[listed], t2[listed]] = True
+    # repeated targets count again
+    pick = np.arange(n)[:, None] * c + np.where(listed, t2, 0)
+    return pick, (listed[:, :, None] & ~is_target[:, None, :]).astype(dt)
 
 
 def multilabel_margin_loss(input, target, reduction="mean"):
@@ -110,22 +138,11 @@ def multilabel_margin_loss(input, target, reduction="mean"):
         raise TypeError(f"For '{op}', 'target' must be int32 or int64, but got {target.dtype}")
     x = input if input._data.dtype.kind == "f" else M.cast(input, np.float32)
     x2 = A.reshape(x, (1, -1)) if x.ndim == 1 else x
-    t2 = t.reshape(x2.shape)
     n, c = x2.shape
-    if t2.size and (t2.min() < -1 or t2.max() >= c):
-        bad = t2[(t2 < -1) | (t2 >= c)][0]
-        raise IndexError(f"For '{op}', target class {bad} is out of range [-1, {c})")
-    # the listed classes: every entry before each row's first -1
-    listed = np.cumprod(t2 != -1, axis=1).astype(bool)
-    is_target = np.zeros((n, c), bool)
-    rows = np.broadcast_to(np.arange(n)[:, None], t2.shape)
-    is_target[rows[listed], t2[listed]] = True
-    # pairs (j listed in target order, i any class not a target); repeated targets count again
-    dt = x2._data.dtype
-    pick = wrap(np.where(listed, t2, 0))
-    xj = A.getitem(x2, (np.arange(n)[:, None], pick._data))               # (N, C)
+    # computed from the targets' data by a recorded node, so a graph-mode replay redoes it
+    pick, mask = data_function(_multilabel_pairs, target, static=(n, c, x2._data.dtype, op))
+    xj = A.gather(A.reshape(x2, (n * c,)), pick, 0)                        # (N, C)
     margins = 1.0 - (A.reshape(xj, (n, c, 1)) - A.reshape(x2, (n, 1, c)))  # (N, j, i)
-    mask = wrap((listed[:, :, None] & ~is_target[:, None, :]).astype(dt))
     loss = NF._sum_div(NF.relu(margins) * mask, float(max(c, 1)), (1, 2))
     if input.ndim == 1:
         loss = A.reshape(loss, ())

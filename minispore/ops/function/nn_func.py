@@ -612,13 +612,17 @@ def smooth_l1_loss(input, target, beta=1.0, reduction="none"):
     return _reduce(M.select(ad < beta, d * d * (0.5 / beta), ad - 0.5 * beta), reduction)
 
 
-def _plus_minus_one(target, op, arg):
-    """The values of a target that may only hold 1 and -1, as a NumPy array."""
-    t = target._data
+def _positive_of(t, op, arg):
+    """Where a target that may only hold 1 and -1 is 1 (a DataFunction: checked at each replay)."""
     if t.size and not np.isin(t, (1, -1)).all():
         bad = t[~np.isin(t, (1, -1))].ravel()[0]
         raise ValueError(f"For '{op}', '{arg}' must hold only 1 and -1, but it holds {bad}")
-    return t
+    return t == 1
+
+
+def _positive(target, op, arg):
+    """A bool Tensor, True where `target` (only 1 and -1) is 1, made by a recorded node."""
+    return data_function(_positive_of, target, static=(op, arg))
 
 
 _COSINE_EPS = 1e-12  # inside the norms, so that zero vectors give cos = 0, not NaN
@@ -643,7 +647,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction="mean"):
     if target.shape != reduced:
         raise ValueError(f"For '{op}', 'target' must have shape {reduced} (the inputs {x1.shape} "
                          f"without axis {axis}), but got {target.shape}")
-    positive = wrap(_plus_minus_one(target, op, "target") == 1)
+    positive = _positive(target, op, "target")
     cos = F._wide16(_cosine_along, x1, x2, axis)  # float16: the sums pass 65,504
     return _reduce(M.select(positive, 1.0 - cos, relu(cos - margin)), reduction)
 
@@ -694,7 +698,7 @@ def hinge_embedding_loss(inputs, targets, margin=1.0, reduction="mean"):
     _tensor(targets, op, "targets")
     check_reduction(reduction, op)
     _broadcast_shape(x, targets, op, ("inputs", "targets"))
-    positive = wrap(_plus_minus_one(targets, op, "targets") == 1)
+    positive = _positive(targets, op, "targets")
     return _reduce(M.select(positive, x, relu(margin - x)), reduction)
 
 
@@ -772,19 +776,16 @@ def gaussian_nll_loss(x, target, var, full=False, eps=1e-06, reduction="mean"):
     return _reduce(loss, reduction)
 
 
-def _class_targets(target, n, c, op, arg="target"):
-    """Integer class indices of shape (n,) in [0, c), as a NumPy array."""
-    _tensor(target, op, arg)
-    t = target._data
-    if t.dtype.kind not in "iu":
-        raise TypeError(f"For '{op}', '{arg}' must hold integer class indices, but got "
-                        f"{target.dtype}")
-    if t.shape != (n,):
-        raise ValueError(f"For '{op}', '{arg}' must have shape ({n},), but got {t.shape}")
+def _margin_targets(t, c, dt, op):
+    """For class indices `t` (n,) in [0, c): their flat positions in an (n, c) array and a mask
+    of dtype `dt` that is 0 at those positions, 1 elsewhere (a DataFunction)."""
     bad = (t < 0) | (t >= c)
     if bad.any():
-        raise IndexError(f"For '{op}', {arg} class {t[bad][0]} is out of range [0, {c})")
-    return t
+        raise IndexError(f"For '{op}', target class {t[bad][0]} is out of range [0, {c})")
+    rows = np.arange(t.size)
+    others = np.ones((t.size, c), dt)
+    others[rows, t] = 0
+    return rows * c + t, others
 
 
 def multi_margin_loss(input, target, p=1, margin=1, weight=None, reduction="mean"):
@@ -800,9 +801,15 @@ def multi_margin_loss(input, target, p=1, margin=1, weight=None, reduction="mean
     if x.ndim != 2:
         raise ValueError(f"For '{op}', 'input' must be (N, C), but got shape {x.shape}")
     n, c = x.shape
-    t = _class_targets(target, n, c, op)
-    rows = np.arange(n)
-    x_true = A.reshape(A.getitem(x, (rows, t)), (n, 1))
+    _tensor(target, op, "target")
+    if target._data.dtype.kind not in "iu":
+        raise TypeError(f"For '{op}', 'target' must hold integer class indices, but got "
+                        f"{target.dtype}")
+    if target.shape != (n,):
+        raise ValueError(f"For '{op}', 'target' must have shape ({n},), but got {target.shape}")
+    # computed from the targets' data by a recorded node, so a graph-mode replay redoes it
+    flat, others = data_function(_margin_targets, target, static=(c, x._data.dtype, op))
+    x_true = A.reshape(A.gather(A.reshape(x, (n * c,)), flat, 0), (n, 1))
     hinge = relu(x - x_true + margin)
     if p == 2:
         hinge = hinge * hinge
@@ -810,10 +817,8 @@ def multi_margin_loss(input, target, p=1, margin=1, weight=None, reduction="mean
         w = _float_tensor(weight, op, "weight")
         if w.shape != (c,):
             raise ValueError(f"For '{op}', 'weight' must have shape ({c},), but got {w.shape}")
-        hinge = hinge * A.reshape(A.getitem(M.cast(w, x._data.dtype), t), (n, 1))
-    others = np.ones((n, c), x._data.dtype)
-    others[rows, t] = 0
-    return _reduce(_sum_div(hinge * wrap(others), c, 1), reduction)
+        hinge = hinge * A.reshape(A.gather(M.cast(w, x._data.dtype), target, 0), (n, 1))
+    return _reduce(_sum_div(hinge * others, c, 1), reduction)
 
 
 def multilabel_soft_margin_loss(input, target, weight=None, reduction="mean"):
@@ -907,15 +912,24 @@ def gumbel_softmax(logits, tau=1.0, hard=False, dim=-1):
         raise ValueError(f"For '{op}', 'tau' must be positive, but got {tau}")
     hard = check_bool(hard, "hard", op)
     ax = normalize_axis(check_int(dim, "dim", op), x.ndim, op)
-    u = generator().random(x.shape)
-    noise = -np.log(-np.log(np.maximum(u, np.finfo(np.float64).tiny)))
-    soft = softmax((x + wrap(noise.astype(x._data.dtype))) / tau, ax)
+    # a random node and recorded nodes: a graph-mode replay draws and picks anew, as eager does
+    u = apply(shared(RO.UniformDraw, x.shape, np.dtype(np.float64)), ())
+    soft = softmax((x + data_function(_gumbel_noise, u, static=(x._data.dtype,))) / tau, ax)
     if not hard:
         return soft
-    index = np.expand_dims(np.argmax(soft._data, ax), ax)
-    onehot = np.zeros(x.shape, x._data.dtype)
-    np.put_along_axis(onehot, index, 1, ax)
-    return soft - stop_gradient(soft) + wrap(onehot)
+    return soft - stop_gradient(soft) + data_function(_one_hot_of_max, soft, static=(ax,))
+
+
+def _gumbel_noise(u, dtype):
+    """Standard Gumbel noise from uniform draws in [0, 1), in `dtype`."""
+    return (-np.log(-np.log(np.maximum(u, np.finfo(np.float64).tiny)))).astype(dtype)
+
+
+def _one_hot_of_max(soft, ax):
+    """1 at the first maximum along `ax`, 0 elsewhere, in soft's dtype."""
+    onehot = np.zeros(soft.shape, soft.dtype)
+    np.put_along_axis(onehot, np.expand_dims(np.argmax(soft, ax), ax), 1, ax)
+    return onehot
 
 
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3):
@@ -928,11 +942,13 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3):
     if upper < lower:
         raise ValueError(f"For '{op}', 'upper' must be >= 'lower', but got upper {upper} and "
                          f"lower {lower}")
-    slope = generator().uniform(lower, upper, input.shape)
     if input._data.dtype.kind != "f":
+        slope = generator().uniform(lower, upper, input.shape)
         a = input._data
         return wrap(np.where(a >= 0, a, (a * slope).astype(a.dtype)))
-    return M.select(input >= 0, input, input * wrap(slope.astype(input._data.dtype)))
+    # a random node: a graph-mode replay draws new slopes, as eager does
+    slope = apply(shared(RO.UniformDraw, input.shape, input._data.dtype, lower, upper), ())
+    return M.select(input >= 0, input, input * slope)
 
 
 def dropout3d(input, p=0.5, training=True):

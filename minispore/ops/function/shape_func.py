@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from ..._autodiff.tape import wrap
+from ..._autodiff.tape import const, wrap
 from ..._validator import check_bool, check_int, check_one_of, check_positive_int, check_type
 from ...common.tensor import Tensor
 from ..operations import array_ops as A
@@ -659,18 +659,18 @@ def _extract_patches(x, ksize, strides, rates, padding_mode, op):
     for i, (k, r, st, o) in enumerate(zip(ksize, rates, strides, outs)):
         pos = np.arange(k)[:, None] * r + np.arange(o)[None, :] * st
         grids.append(pos)
-    # index arrays over (kernel offsets..., C, outputs...), broadcast together
+    # flat positions in xp's (C, *padded) block over (kernel offsets..., C, outputs...): they
+    # depend on the shape only (a constant of a graph-mode trace)
     n_k, c = d, x.shape[1]
     total = 2 * d + 1
-    index = [builtins.slice(None)]
-    chan = np.arange(c).reshape((1,) * d + (c,) + (1,) * d)
-    index.append(chan)
-    for i, pos in enumerate(grids):
+    padded = xp.shape[2:]
+    pos = np.arange(c).reshape((1,) * d + (c,) + (1,) * d) * math.prod(padded)
+    for i, grid in enumerate(grids):
         shape = [1] * total
-        shape[i] = pos.shape[0]
-        shape[n_k + 1 + i] = pos.shape[1]
-        index.append(pos.reshape(shape))
-    y = A.getitem(xp, tuple(index))
+        shape[i] = grid.shape[0]
+        shape[n_k + 1 + i] = grid.shape[1]
+        pos = pos + grid.reshape(shape) * math.prod(padded[i + 1:])
+    y = A.gather(A.reshape(xp, (x.shape[0], -1)), const(pos), 1)
     return A.reshape(y, (x.shape[0], math.prod(ksize) * c) + tuple(outs))
 
 

@@ -215,6 +215,26 @@ class DropoutKeep(Primitive):
         return ((r >= self.p) / (1.0 - self.p)).astype(self.dtype)
 
 
+class UniformDraw(Primitive):
+    """`shape` draws from the global stream at every call, cast to `dtype`: random(shape) in
+    [0, 1), or uniform(low, high, shape) when `low` is given. A primitive without inputs, so a
+    graph-mode replay draws anew (RReLU's slopes, fractional max pooling's samples,
+    gumbel_softmax's noise)."""
+
+    inputs = ()
+    differentiable = False
+
+    def __init__(self, shape, dtype, low=None, high=None):
+        super().__init__()
+        self.shape, self.dtype, self.low, self.high = shape, dtype, low, high
+
+    def forward(self):
+        g = _seed.generator()
+        r = g.random(self.shape) if self.low is None else g.uniform(self.low, self.high,
+                                                                      self.shape)
+        return r.astype(self.dtype, copy=False)
+
+
 class Bernoulli(Primitive):
     """`Bernoulli(seed=-1, offset=0)(x, p)`: 0/1 samples, 1 with probability p (a number, or a
     Tensor of x's shape or of one element), in x's shape and dtype. seed -1 draws from the

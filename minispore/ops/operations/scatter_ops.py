@@ -9,7 +9,7 @@ import numpy as np
 from ..._autodiff.tape import apply, const, wrap
 from ...common import dtype as mstype
 from ...common.tensor import Tensor
-from ..primitive import Primitive, register
+from ..primitive import Primitive, data_function, register
 from . import array_ops as A
 from . import reduce_ops as R
 
@@ -18,6 +18,12 @@ PRIMITIVE_CLASSES = ()
 
 def _array(v):
     return v._data if isinstance(v, Tensor) else np.asarray(v)
+
+
+def _traced(v):
+    """A Tensor operand as it is (a traced value under graph capture), anything else as a
+    constant array."""
+    return v if isinstance(v, Tensor) else const(np.asarray(v))
 
 
 def _dtype_name(dt):
@@ -105,8 +111,7 @@ class UnsortedSegmentSum(_SegmentReduce):
         return _reduce_into(x, flat, n, k, 0, np.add)
 
     def bprop(self, saved, dout, needs):
-        ids = _array(saved[0])
-        return A.getitem(dout, (ids,)), None, None
+        return A.gather(dout, _traced(saved[0]), 0), None, None
 
 
 @register
@@ -159,14 +164,18 @@ class _SegmentExtreme(_SegmentReduce):
 
     def bprop(self, saved, dout, needs):
         x, ids, out = saved
-        ids = _array(ids)
-        xa, outa = x._data, out._data
-        dt = dout._data.dtype
-        hit = (xa == outa[ids]).astype(dt)
-        count = np.zeros(outa.shape, dt)
-        np.add.at(count, ids, hit)
-        weight = hit / np.where(count == 0, 1, count)[ids]
-        return A.getitem(dout, (ids,)) * wrap(weight), None, None
+        ids = _traced(ids)
+        # a recorded node: a graph-mode replay finds the new maxima and ties
+        weight = data_function(_extreme_weights, x, out, ids, static=(dout._data.dtype,))
+        return A.gather(dout, ids, 0) * weight, None, None
+
+
+def _extreme_weights(x, out, ids, dt):
+    """1 / (number of ties) where an element equals its segment's extreme, else 0."""
+    hit = (x == out[ids]).astype(dt)
+    count = np.zeros(out.shape, dt)
+    np.add.at(count, ids, hit)
+    return hit / np.where(count == 0, 1, count)[ids]
 
 
 @register
