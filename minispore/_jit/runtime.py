@@ -82,7 +82,7 @@ def _state_of(fn, cells=()):
         if isinstance(v, dict):
             objs.extend(v)
             objs.extend(v.values())
-        elif type(v) is list:
+        elif type(v) is list or type(v) is tuple:
             objs.extend(v)
         elif _is_cell(v):
             objs.extend(_cell_state(v))
@@ -115,8 +115,8 @@ def _cell_state(cell):
         objs.extend(values)
         for v in values:
             tv = type(v)
-            if tv is list:  # a list construct appends to is a Python side effect
-                objs.extend(v)
+            if tv is list or tv is tuple:  # a list construct appends to: a Python side effect;
+                objs.extend(v)  # a tuple's Tensors are held (read by reference)
             elif isinstance(v, dict):
                 objs.extend(v)
                 objs.extend(v.values())
