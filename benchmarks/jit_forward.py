@@ -20,40 +20,9 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from _harness import first_calls, numba_or_none
+from op_overhead import PRIMS, ms_forward, numpy_forward, numpy_forward_backward
 
 import minispore as ms
-from minispore import ops
-
-STEPS = 200
-PRIMS = 3 * STEPS
-SCALE, SHIFT, ONE = (np.asarray(v, np.float32) for v in (1.01, 0.1, 1.0))
-
-
-def numpy_forward(x):
-    y = x
-    for _ in range(STEPS):
-        y = np.tanh(y * SCALE + SHIFT)
-    return y.sum()
-
-
-def numpy_forward_backward(x):
-    ys = []
-    y = x
-    for _ in range(STEPS):
-        y = np.tanh(y * SCALE + SHIFT)
-        ys.append(y)
-    loss = y.sum()
-    g = np.ones_like(y)
-    for y in reversed(ys):
-        g = g * (ONE - y * y) * SCALE
-    return loss, g
-
-
-def ms_forward(x):
-    y = x
-    for _ in range(STEPS):
-        y = ops.tanh(y * 1.01 + 0.1)
-    return y.sum()
 
 
 def _time(cases, repeat):
