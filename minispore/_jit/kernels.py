@@ -273,6 +273,16 @@ def kernel_source(group):
     return _PREAMBLE + "\n".join(lines) + "\n"
 
 
+def _holds(path, source):
+    """Whether the file at `path` holds exactly `source` (a cached kernel file is run only then:
+    a truncated or edited file is written again, never imported)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read() == source
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
 def load(source):
     """The compiled kernel of `source`: from this process's table, else imported from its file
     in the cache directory (written once, atomically), numba's `cache=True` keeping the machine
@@ -290,7 +300,7 @@ def load(source):
         directory = cache_dir()
         os.makedirs(directory, exist_ok=True)
         path = os.path.join(directory, f"k_{key}.py")
-        if not os.path.exists(path):
+        if not _holds(path, source):  # absent, or not what its name promises: (re)written
             tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
             with open(tmp, "w", encoding="utf-8") as f:
                 f.write(source)

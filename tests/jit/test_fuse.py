@@ -364,6 +364,19 @@ def test_numba_kernels_load_from_the_disk_cache_in_a_new_process(numba_cache):
     assert list(numba_cache.glob("__pycache__/k_*.nbi"))
 
 
+def test_a_cached_kernel_file_that_is_not_its_source_is_written_again_not_run(numba_cache):
+    def f(x):
+        return ops.tanh(x * 2.0 + 1.0).sum(-1)
+    x = Tensor(np.ones((3, 5), np.float32))
+    want = ms.jit(f, backend="numba")(x)
+    [path] = numba_cache.glob("k_*.py")
+    path.write_text("raise RuntimeError('a tampered kernel file ran')\n")
+    kernels._kernels.clear()  # as a new process: the kernel comes from the cache directory
+    jitted = ms.jit(f, backend="numba")
+    assert np.array_equal(jitted(x).asnumpy(), want.asnumpy())
+    assert "def kernel(a0):" in path.read_text() and jitted.stats["fallbacks"] == {}
+
+
 def test_numba_results_warn_nothing_and_keep_nan_and_inf(numba_cache):
     def fn(x):
         return ops.log(x) * 2.0, ops.exp(x * 100.0) - 1.0
