@@ -237,14 +237,20 @@ class Trace:
 
     def replay(self, arg_arrays, args):
         """The outputs for new argument arrays (by the generated function), or None when a guard
-        or shape check fails."""
+        or shape check fails (ambiguous for a function returning None: see `run`)."""
+        return self.run(arg_arrays, args)[1]
+
+    def run(self, arg_arrays, args):
+        """(True, the outputs) for new argument arrays, or (False, None) when a guard or shape
+        check fails: a function that returns None has replayed too (its writes and host calls
+        happened), and must not be run again."""
         fn = self.fn
         if fn is None:
             fn = self.lower()
         outs = fn(arg_arrays)
         if outs is None:
-            return None
-        return _build(self.out_tree, dict(zip(self.out_ids, outs)), args, {}, self.views)
+            return False, None
+        return True, _build(self.out_tree, dict(zip(self.out_ids, outs)), args, {}, self.views)
 
     def lower(self):
         """Generate (once) and return the replay function; its source is `self.source`."""

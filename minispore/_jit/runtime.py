@@ -217,8 +217,8 @@ class Jitted:
             for tr, snap in traces:
                 if not _same_state(snap, state):
                     continue
-                out = tr.replay(arrays, tensors)
-                if out is not None:
+                hit, out = tr.run(arrays, tensors)
+                if hit:
                     self.stats["replays"] += 1
                     if tape is not None:
                         self.stats["grad_replays"] += 1

@@ -415,3 +415,23 @@ def test_graph_mode_loss_scale_step_replays_both_branches_bitwise(make_net):
                for a, b in zip(ra, rb)) and _equal_params(p1, p2)
     assert stats["captures"] == 2 and stats["replays"] == 7, stats
     assert stats["guard_misses"] > 0 and all(np.isfinite(p).all() for p in p1), stats
+
+
+def test_a_step_returning_none_replays_once_per_call():
+    # a replay that ran to its end (optimizer update included) returns no value: it must count
+    # as a replay, not a miss that captures the step again (which would update twice)
+    runs = []
+    for jitted in (False, True):
+        ms.set_seed(0)
+        net = _mlp()
+        step = _step_fn(net, nn.SGD(net.trainable_params(), 0.1))
+
+        def no_result(x, y):
+            step(x, y)
+        run = ms.jit(no_result) if jitted else no_result
+        for x, y in _batches(4, (5, 4), 3):
+            assert run(x, y) is None
+        runs.append((_params(net), run.stats if jitted else None))
+    (eager, _), (graph, stats) = runs
+    assert _equal_params(eager, graph)
+    assert stats["captures"] == 1 and stats["replays"] == 3 and stats["guard_misses"] == 0
