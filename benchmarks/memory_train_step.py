@@ -5,7 +5,9 @@ batch 1024, SGD, each contender in a fresh process.
 state already allocated): the kernel's peak mark is reset (/proc/self/clear_refs) right before the
 step. The NumPy floor keeps every activation the backward pass needs, frees each one once used,
 collects every gradient and then updates (the structure any framework with value_and_grad + an
-optimizer has). PyTorch CPU is measured too when installed.
+optimizer has). "minispore jit" is the same step under `jit`, measured at its second replay
+(capture and first replay done before; the memory plan's buffers, kept between calls, are then
+part of the RSS before the step). PyTorch CPU is measured too when installed.
 
 Run: python benchmarks/memory_train_step.py
 """
@@ -68,7 +70,7 @@ def numpy_step():
     return step
 
 
-def minispore_step():
+def minispore_step(jitted=False):
     sys.path.insert(0, os.path.join(HERE, ".."))
     import minispore as ms
     from minispore import Tensor, nn
@@ -90,7 +92,16 @@ def minispore_step():
     def step():
         loss, grads = grad_fn(xs, ys)
         opt(grads)
+    if jitted:  # captured and replayed once before the measured (replayed) step
+        step = ms.jit(step)
+        step()
+        step()
+        assert step.stats["replays"] == 1, step.stats
     return step
+
+
+def minispore_jit_step():
+    return minispore_step(jitted=True)
 
 
 def torch_step():
@@ -117,7 +128,8 @@ def torch_step():
     return step
 
 
-CONTENDERS = {"numpy (floor)": numpy_step, "minispore": minispore_step, "pytorch eager": torch_step}
+CONTENDERS = {"numpy (floor)": numpy_step, "minispore": minispore_step,
+              "minispore jit": minispore_jit_step, "pytorch eager": torch_step}
 
 
 def main():
@@ -129,7 +141,7 @@ def main():
         import torch  # noqa: F401
         names = list(CONTENDERS)
     except ImportError:
-        names = list(CONTENDERS)[:2]
+        names = list(CONTENDERS)[:3]
     # MINISPORE_MALLOC=default: a fixed mmap threshold, every large block its own mapping,
     # returned to the system when freed, so RSS follows live memory instead of glibc's heap
     # history (the dynamic threshold grows after the first large free and keeps freed blocks

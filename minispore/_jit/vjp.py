@@ -62,22 +62,27 @@ class GradTrace:
 
     def replay(self, arg_arrays, args):
         """The call's result, with one node on the current tape; None on a miss."""
+        return self.run(arg_arrays, args)[1]
+
+    def run(self, arg_arrays, args):
+        """(True, the call's result) with one node on the current tape, or (False, None) on a
+        miss (as Trace.run)."""
         tape = _tape._state.tape
         tok = tape.token
         params = tape.params
         if [id(p) in params for p in self.param_refs] != self.param_mask or \
                 any(o._tape is tok for o in self.checked):
-            return None
+            return False, None
         fn = self.fwd.fn
         if fn is None:
             fn = self.fwd.lower()
         outs = fn(arg_arrays)
         if outs is None:
-            return None
+            return False, None
         if self.out_pos is None:
             self._prepare()
         if tape.depth > 1 or _tape._packing or _tape._state.recorded_walk:
-            return self._splice(outs, args, tape)
+            return True, self._splice(outs, args, tape)
         made, result = self._outputs(outs, args, lambda a, p: _tape._tracked(a, tape))
         spec = [(t._slot, t._data.shape, t._data.dtype) for t in made.values()
                 if t._tape is tok]
@@ -87,7 +92,7 @@ class GradTrace:
             tape.nodes.append((self.prim, ins, _tape.needs_of(ins), tuple(spec),
                                (*args, *self.param_refs, *made.values(), _Saved(args, outs)),
                                _writes.clock, None))
-        return result
+        return True, result
 
     def _outputs(self, outs, args, track):
         """value id -> returned Tensor (`track(array, private slot)` for the tracked ones), and
