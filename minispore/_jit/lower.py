@@ -49,7 +49,11 @@ def lower(trace, guard_methods, same_python, rng_snapshot, rng_restore, committe
         body.append("snap = _snap(_trace)")
     miss = "_restore(snap); return None" if rng else "return None"
     quiet_on = committed = wrote = False
+    dead_after = _dead_after(trace)
     for n, step in enumerate(trace.steps):
+        dead = dead_after.get(n - 1)
+        if dead:  # as eager frees what the walk has used: the peak stays eager's
+            body.append("del " + ", ".join(f"v{i}" for i in dead))
         if hasattr(step, "prim"):
             if step.quiet and not quiet_on:
                 body.append("tok = _set(_IGNORE)")
@@ -88,6 +92,7 @@ def lower(trace, guard_methods, same_python, rng_snapshot, rng_restore, committe
                 body.append(f"o = {call}")
                 for m, i in enumerate(step.outs):
                     body.append(f"v{i} = o[{m}]")
+                body.append("o = None")
             else:
                 body.append(f"v{step.outs[0]} = {call}")
             if committed:
@@ -112,6 +117,7 @@ def lower(trace, guard_methods, same_python, rng_snapshot, rng_restore, committe
                 body.append(f"o = h{n}({ins})")
                 for m, i in enumerate(step.outs):
                     body.append(f"v{i} = o[{m}]")
+                body.append("o = None")
             for k, (i, _) in enumerate(trace.refs):  # a write may have given a new array
                 body.append(f"v{i} = r{k}._data")
             if hasattr(step, "cell"):
@@ -138,6 +144,33 @@ def lower(trace, guard_methods, same_python, rng_snapshot, rng_restore, committe
     linecache.cache[name] = (len(source), None, source.splitlines(True), name)
     exec(compile(source, name, "exec"), ns)  # noqa: S102 (source generated above)
     return ns["replay"], source
+
+
+def _dead_after(trace):
+    """{step index: the values computed inside the trace whose last use is that step}, so the
+    generated code drops each one as soon as it is dead (the arguments, the Parameters and other
+    outside tensors, and the outputs stay)."""
+    keep = set(trace.out_ids) | set(range(trace.n_args)) | {i for i, _ in trace.refs}
+    last = {}
+    for n, step in enumerate(trace.steps):
+        if hasattr(step, "prim"):
+            uses = [x for x in step.ins if type(x) is int]
+            made = step.outs
+        elif hasattr(step, "cell"):
+            uses, made = step.in_ids, step.outs
+        elif hasattr(step, "target"):
+            uses, made = (step.value,), ()
+        else:
+            uses, made = (step.value,), ()
+        for i in made:
+            last[i] = n  # an output nothing reads is dead at once
+        for i in uses:
+            last[i] = n
+    dead = {}
+    for i, n in last.items():
+        if i not in keep:
+            dead.setdefault(n, []).append(i)
+    return {n: sorted(v) for n, v in dead.items()}
 
 
 def _constants_contiguous(step):

@@ -645,3 +645,26 @@ def test_a_tensor_given_for_a_python_value_is_guarded():
         m = Tensor(np.float32(margin))
         assert same(loss(x, p, n, m), jitted(x, p, n, m))
     assert jitted.stats["captures"] == 2 and jitted.stats["replays"] == 2, jitted.stats
+
+
+def test_a_replay_drops_each_value_once_dead():
+    # a chain of 1 MiB temporaries: eager frees each once used, and so must the replay (the
+    # generated code deletes dead locals), or its peak grows with the chain's length
+    import tracemalloc
+
+    def chain(x):
+        for _ in range(12):
+            x = ops.exp(x * 0.5)  # exp: not in the memory plan, a new array per step
+        return x
+    jitted = ms.jit(chain)
+    x = Tensor(np.ones(1 << 18, np.float32))
+    jitted(x)
+    jitted(x)
+    peaks = []
+    for fn in (chain, jitted):
+        tracemalloc.start()
+        fn(x)
+        peaks.append(tracemalloc.get_traced_memory()[1])
+        tracemalloc.stop()
+    assert jitted.stats["replays"] >= 2
+    assert peaks[1] < 4 * (1 << 20), peaks  # a few arrays alive at once, not twelve
