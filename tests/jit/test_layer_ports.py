@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import minispore as ms
-from minispore import Tensor, nn
+from minispore import Tensor, nn, ops
 from minispore._jit import cell_stats
 
 from .test_capture import same
@@ -361,3 +361,12 @@ class _GumbelSoftmax(nn.Cell):
 def test_gumbel_softmax_draws_anew_at_every_replay(hard):
     calls = [(f64(4, 5),)] * 4  # the same logits: only the draws change the picks
     check_replays(lambda: _GumbelSoftmax(hard), calls)
+
+
+def test_functional_max_pool3d_indices_replay_from_the_new_data():
+    jitted = ms.jit(lambda x: ops.max_pool3d(x, 2, 2, return_indices=True))
+    for k in range(3):
+        x = Tensor(np.random.default_rng(k).standard_normal((1, 2, 4, 4, 4)).astype(np.float32))
+        want, got = ops.max_pool3d(x, 2, 2, return_indices=True), jitted(x)
+        assert all(np.array_equal(u.asnumpy(), v.asnumpy()) for u, v in zip(want, got))
+    assert jitted.stats["replays"] == 2 and jitted.stats["fallbacks"] == {}

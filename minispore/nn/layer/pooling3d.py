@@ -167,26 +167,10 @@ class MaxPool3d(_Pool3d):
 
 
 def _first_max_indices(x, pads, k, s, dl):
-    """The flat D*H*W index of each window's first maximum (a DataFunction)."""
-    batched = x if x.ndim == 5 else x[None]
-    n, c = batched.shape[:2]
-    fill = -np.inf if batched.dtype.kind == "f" else np.iinfo(batched.dtype).min
-    xp = np.pad(batched, ((0, 0), (0, 0)) + tuple((a, b + e) for a, b, e in pads),
-                constant_values=fill)
-    outs = [C.out_size(m, kk, ss, dd, a + b + e) for m, kk, ss, dd, (a, b, e)
-            in zip(batched.shape[2:], k, s, dl, pads)]
-    st = xp.strides
-    win = np.lib.stride_tricks.as_strided(
-        xp, (n, c) + tuple(outs) + k,
-        st[:2] + tuple(st[2 + i] * s[i] for i in range(3))
-        + tuple(st[2 + i] * dl[i] for i in range(3)), writeable=False)
-    first = win.reshape(win.shape[:5] + (-1,)).argmax(-1)
-    kd_, kh_, kw_ = np.unravel_index(first, k)
-    coords = [np.arange(outs[i]).reshape([-1 if j == i else 1 for j in range(3)]) * s[i]
-              + kk * dl[i] - pads[i][0] for i, kk in enumerate((kd_, kh_, kw_))]
-    _, h, w = batched.shape[2:]
-    idx = ((coords[0] * h + coords[1]) * w + coords[2]).astype(np.int64)
-    return idx if x.ndim == 5 else idx[0]
+    """The flat D*H*W index of each window's first maximum (a DataFunction), batched or not."""
+    if x.ndim == 5:
+        return LF.argmax3d(x, pads, k, s, dl)
+    return LF.argmax3d(x[None], pads, k, s, dl)[0]
 
 
 class AvgPool3d(_Pool3d):

@@ -791,8 +791,9 @@ def _max_prim(k, s, dl, pad, extra, _first):
     return shared(C.MaxPool, k, s, pad=(t, b + extra[0], l, r + extra[1]), dilation=dl)
 
 
-def _argmax3d(x, geometry, kernel, stride, dilation):
-    """The flat D*H*W index of each 3-D window's first maximum (a constant array)."""
+def argmax3d(x, geometry, kernel, stride, dilation):
+    """The flat D*H*W index of each 3-D window's first maximum, for a (N, C, D, H, W) array and
+    each axis's (before, after, extra) padding (`geometry`)."""
     n, c = x.shape[:2]
     fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
     xp = np.pad(x, ((0, 0), (0, 0)) + tuple((b, a + e) for b, a, e in geometry),
@@ -858,7 +859,8 @@ def max_pool3d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=Fal
     values, geometry = _max_pool3d(x, kernel, stride, dilation, "PAD", pads, ceil_mode, op)
     if not return_indices:
         return values
-    return values, wrap(_argmax3d(x._data, geometry, kernel, stride, dilation))
+    return values, data_function(argmax3d, x, static=(geometry, tuple(kernel), tuple(stride),
+                                                      tuple(dilation)))
 
 
 def avg_pool3d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False,
@@ -972,8 +974,9 @@ class MaxPool3DWithArgmax(Primitive):
         pads = tuple(p for p in self.pads for _ in range(2))
         values, geometry = _max_pool3d(x, self.ksize, self.strides, self.dilation, "PAD", pads,
                                        self.ceil_mode, self.name)
-        idx = _argmax3d(x._data, geometry, self.ksize, self.strides, self.dilation)
-        return values, wrap(idx.astype(mstype.dtype_to_nptype(self.argmax_type)))
+        idx = data_function(argmax3d, x, static=(geometry, tuple(self.ksize),
+                                                 tuple(self.strides), tuple(self.dilation)))
+        return values, M.cast(idx, self.argmax_type)
 
 
 class MaxPoolWithArgmaxV2(Primitive):
