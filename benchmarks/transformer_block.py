@@ -72,11 +72,16 @@ def ln_bwd(dy, g, cache):
     return dx, dg, db
 
 
+def mm(a, b):
+    """a @ b for `a` (B, T, K) and `b` (K, N) as one GEMM (a batched matmul loops per batch)."""
+    return (a.reshape(-1, a.shape[-1]) @ b).reshape(a.shape[:-1] + (b.shape[-1],))
+
+
 def numpy_forward_backward(p, x, cot):
     (wqkv, bqkv), (wp, bp) = p["qkv"], p["proj"]
     (w1, b1), (w2, b2) = p["fc1"], p["fc2"]
     h1, c1 = ln_fwd(x, *p["ln1"])
-    qkv = h1 @ wqkv.T
+    qkv = mm(h1, wqkv.T)
     qkv += bqkv
     q, k, v = (a.reshape(B, T, H, DH).transpose(0, 2, 1, 3) for a in np.split(qkv, 3, -1))
     s = q @ k.transpose(0, 1, 3, 2)
@@ -85,34 +90,34 @@ def numpy_forward_backward(p, x, cot):
     att = np.exp(s)
     att /= att.sum(-1, keepdims=True)
     o = (att @ v).transpose(0, 2, 1, 3).reshape(B, T, D)
-    x1 = o @ wp.T
+    x1 = mm(o, wp.T)
     x1 += bp
     x1 += x
     h2, c2 = ln_fwd(x1, *p["ln2"])
-    f = h2 @ w1.T
+    f = mm(h2, w1.T)
     f += b1
     f2 = f * f
     t = np.tanh(f * (C_GELU + C_GELU * 0.044715 * f2))
     gl = 1 + t
     gl *= f
     gl *= 0.5
-    out = gl @ w2.T
+    out = mm(gl, w2.T)
     out += b2
     out += x1
     # backward of sum(out * cot)
     dy = cot
     g = {"fc2": (dy.reshape(-1, D).T @ gl.reshape(-1, FF), dy.sum((0, 1)))}
-    dgl = dy @ w2
+    dgl = mm(dy, w2)
     dgelu = 1 - t * t
     dgelu *= f
     dgelu *= (0.5 * C_GELU) + (0.5 * C_GELU * 3 * 0.044715) * f2
     dgelu += 0.5 * (1 + t)
     df = dgl * dgelu
     g["fc1"] = (df.reshape(-1, FF).T @ h2.reshape(-1, D), df.sum((0, 1)))
-    dx1, *g["ln2"] = ln_bwd(df @ w1, p["ln2"][0], c2)
+    dx1, *g["ln2"] = ln_bwd(mm(df, w1), p["ln2"][0], c2)
     dx1 += dy
     g["proj"] = (dx1.reshape(-1, D).T @ o.reshape(-1, D), dx1.sum((0, 1)))
-    do = (dx1 @ wp).reshape(B, T, H, DH).transpose(0, 2, 1, 3)
+    do = mm(dx1, wp).reshape(B, T, H, DH).transpose(0, 2, 1, 3)
     dp = do @ v.transpose(0, 1, 3, 2)
     dv = att.transpose(0, 1, 3, 2) @ do
     dp -= (dp * att).sum(-1, keepdims=True)
@@ -123,7 +128,7 @@ def numpy_forward_backward(p, x, cot):
     dk = ds.transpose(0, 1, 3, 2) @ q
     dqkv = np.concatenate([a.transpose(0, 2, 1, 3).reshape(B, T, D) for a in (dq, dk, dv)], -1)
     g["qkv"] = (dqkv.reshape(-1, 3 * D).T @ h1.reshape(-1, D), dqkv.sum((0, 1)))
-    dx, *g["ln1"] = ln_bwd(dqkv @ wqkv, p["ln1"][0], c1)
+    dx, *g["ln1"] = ln_bwd(mm(dqkv, wqkv), p["ln1"][0], c1)
     dx += dx1
     return out, g
 
