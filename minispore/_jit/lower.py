@@ -158,9 +158,7 @@ def _dead_after(trace):
             made = step.outs
         elif hasattr(step, "cell"):
             uses, made = step.in_ids, step.outs
-        elif hasattr(step, "target"):
-            uses, made = (step.value,), ()
-        else:
+        else:  # a Write or a Guard: reads one value
             uses, made = (step.value,), ()
         for i in made:
             last[i] = n  # an output nothing reads is dead at once

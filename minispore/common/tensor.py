@@ -487,8 +487,7 @@ class StorageTensor(Tensor):
     def view(self, dtype):
         """The values' bits as `dtype` (`t.view(mindspore.uint8)`: the float8 bit patterns)."""
         np_dtype = mstype.storage_np(dtype) or mstype.to_np(dtype)
-        a = _data_slot.__get__(self)
-        return Tensor((a if a.flags.c_contiguous else a.copy()).view(np_dtype).copy())
+        return Tensor(bits_as(_data_slot.__get__(self), np_dtype))
 
     def item(self, index=None):
         return self.astype(mstype.float32).item(index)
@@ -506,6 +505,11 @@ class StorageTensor(Tensor):
 
     def __reduce__(self):
         return (Tensor, (_data_slot.__get__(self),))
+
+
+def bits_as(a, np_dtype):
+    """A copy of array `a`'s bits read as `np_dtype` (Tensor.view(dtype))."""
+    return (a if a.flags.c_contiguous else a.copy()).view(np_dtype).copy()
 
 
 def _storage_refusal(t):

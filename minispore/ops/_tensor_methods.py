@@ -7,7 +7,7 @@ from .._autodiff.tape import _state, apply, binary, binary_operator, call1
 from ..common import _views, _writes
 from ..common import dtype as mstype
 from ..common.parameter import Parameter
-from ..common.tensor import Tensor
+from ..common.tensor import Tensor, bits_as
 from . import function as F
 from .operations import array_ops as A
 from .operations import math_ops as M
@@ -395,12 +395,8 @@ def view_dtype(t, dtype):
             raise ValueError(f"For 'ViewDtype', the last axis of shape {a.shape} ({t.dtype}) "
                              f"does not hold a whole number of {dtype} elements")
     if np_dtype in mstype.NP_TO_MS:
-        return data_function(_bits_as, t, static=(np_dtype,))
-    return Tensor(_bits_as(a, np_dtype))  # a storage-only dtype: no operation computes with it
-
-
-def _bits_as(a, np_dtype):
-    return (a if a.flags.c_contiguous else a.copy()).view(np_dtype).copy()
+        return data_function(bits_as, t, static=(np_dtype,))
+    return Tensor(bits_as(a, np_dtype))  # a storage-only dtype: no operation computes with it
 
 
 def view_as(self, other):

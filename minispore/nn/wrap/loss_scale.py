@@ -20,12 +20,6 @@ __all__ = ["DynamicLossScaleUpdateCell", "FixedLossScaleUpdateCell",
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 
-def _as_flag(overflow):
-    """A Python bool from a bool, a number or a one-element Tensor (`bool` of a Tensor: a value
-    guard under graph capture)."""
-    return bool(overflow)
-
-
 def _overflowed(*arrays):
     """True (0-d bool) when any of the arrays holds an inf or a NaN."""
     return np.array(any(a.dtype.kind in "fc" and not np.isfinite(a).all() for a in arrays))
@@ -67,7 +61,7 @@ class DynamicLossScaleUpdateCell(Cell):
     def construct(self, loss_scale, overflow):
         check_type(loss_scale, Parameter, "loss_scale", type(self).__name__,
                    "the Parameter to update")
-        overflowed = _as_flag(overflow)
+        overflowed = bool(overflow)  # a value guard under graph capture
         cur = int(self.cur_iter._data)
         scale = float(np.asarray(loss_scale._data).reshape(-1)[0])
         grow = cur - int(self.last_overflow_iter._data) >= self.scale_window
@@ -153,9 +147,9 @@ class TrainOneStepWithLossScaleCell(TrainOneStepCell):
         cond = self.get_overflow_status(status, grads)
         # `cond` is read before the scale update writes anything, so that graph mode guards it
         # and replays (or captures) each branch; the update cells return `cond` itself.
-        overflowed = _as_flag(cond)
+        overflowed = bool(cond)
         overflow = self.process_loss_scale(cond)
-        if not (overflowed if overflow is cond else _as_flag(overflow)):
+        if not (overflowed if overflow is cond else bool(overflow)):
             self.optimizer(grads)
         return loss, cond, identity(self.scale_sense)  # a Tensor copy (Parameter.copy: a Parameter)
 

@@ -255,13 +255,18 @@ def _sum_outer_axes(g, axes):
 _HALF = np.dtype(np.float16)
 
 
-def gemm(a, b):
-    """`np.matmul(a, b)`; float16 operands multiply and accumulate in float32 and round once
-    (as MindSpore's kernels do; NumPy's own float16 GEMM is also ~100x slower). A stack of
-    matrices times one matrix is one GEMM over the stacked rows (NumPy would loop per matrix;
-    ~25 % faster at (16, 64, 128) x (128, 512), the same bits)."""
+def matmul(a, b):
+    """`np.matmul(a, b)`, with a stack of matrices times one matrix as one GEMM over the stacked
+    rows (NumPy would loop per matrix; ~25 % faster at (16, 64, 128) x (128, 512), the same
+    bits)."""
     if a.ndim > 2 and b.ndim == 2:
-        return gemm(a.reshape(-1, a.shape[-1]), b).reshape(a.shape[:-1] + (b.shape[-1],))
-    if a.dtype == _HALF and b.dtype == _HALF:
-        return np.matmul(a.astype(np.float32), b.astype(np.float32)).astype(_HALF)
+        return np.matmul(a.reshape(-1, a.shape[-1]), b).reshape(a.shape[:-1] + (b.shape[-1],))
     return np.matmul(a, b)
+
+
+def gemm(a, b):
+    """`matmul(a, b)`; float16 operands multiply and accumulate in float32 and round once (as
+    MindSpore's kernels do; NumPy's own float16 GEMM is also ~100x slower)."""
+    if a.dtype == _HALF and b.dtype == _HALF:
+        return matmul(a.astype(np.float32), b.astype(np.float32)).astype(_HALF)
+    return matmul(a, b)

@@ -9,10 +9,10 @@ from ..._autodiff.tape import apply, call1, call2, wrap
 from ...common.tensor import Tensor
 from ..primitive import Primitive, Unary, register
 from . import array_ops as A
+from . import linalg_ops as L
 from . import math_ops as M
 from . import reduce_ops as R
-from . import linalg_ops as L
-from ._kernels import erf, keep_dtype, normalize_axis, quiet
+from ._kernels import erf, keep_dtype, matmul, normalize_axis, quiet
 from .math_ops import _float_input, _FloatUnary, _writable
 
 _F16, _WIDE = np.dtype(np.float16), R._WIDE
@@ -516,10 +516,7 @@ class Dense(Primitive):
         if b is not None and b.shape != (w.shape[0],):
             raise ValueError(f"For 'Dense', the bias must have shape ({w.shape[0]},), but got "
                              f"{b.shape}")
-        if x.ndim > 2:  # perf: one GEMM over all leading axes (NumPy would loop per batch)
-            out = np.matmul(x.reshape(-1, x.shape[-1]), w.T).reshape(x.shape[:-1] + (w.shape[0],))
-        else:
-            out = np.matmul(x, w.T)
+        out = matmul(x, w.T)  # one GEMM over all leading axes
         if b is not None:
             out += b
         return out
