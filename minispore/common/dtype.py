@@ -244,7 +244,7 @@ def to_np(dtype):
 
 def storage_np(dtype):
     """The NumPy dtype (from ml_dtypes) of a storage-only dtype, or None if `dtype` is not one."""
-    if dtype not in _STORAGE:
+    if type(dtype) is not Type or dtype not in _STORAGE:  # (a NumPy dtype compares slowly)
         return None
     try:
         import ml_dtypes
