@@ -250,7 +250,10 @@ class Trace:
         outs = fn(arg_arrays)
         if outs is None:
             return False, None
-        return True, _build(self.out_tree, dict(zip(self.out_ids, outs)), args, {}, self.views)
+        tree = self.out_tree
+        if tree[0] == "v" and not self.views:  # perf: one fresh output
+            return True, _tape.wrap(outs[0])
+        return True, _build(tree, dict(zip(self.out_ids, outs)), args, {}, self.views)
 
     def lower(self):
         """Generate (once) and return the replay function; its source is `self.source`."""
@@ -640,6 +643,7 @@ class Recorder:
         """The Trace for `result`, or raise Escape."""
         if self.escape is not None:
             raise Escape(self.escape)
+        self.steps, refs, ref_meta = self._inlined_constants()
         arg_pos = {id(a): k for k, a in enumerate(args)}
         out_arrays = []
         tree = self._tree(result, arg_pos, out_arrays)
@@ -660,9 +664,9 @@ class Recorder:
                     self.fail("two outputs share memory (views)")
         tr = Trace()
         tr.n_args = len(args)
-        tr.refs = list(self.refs)
-        tr.ref_meta = list(self.ref_meta)
         tr.steps = self.steps
+        tr.refs = list(refs)
+        tr.ref_meta = list(ref_meta)
         tr.out_tree = tree
         tr.views = views
         tr.has_rng = any(type(s) is Node and s.rng for s in self.steps)
@@ -671,6 +675,37 @@ class Recorder:
         tr.out_ids = sorted({i for i in _leaves(tree)})
         tr.fn = tr.source = None  # generated at the first replay
         return tr
+
+    def _inlined_constants(self):
+        """(steps, refs, ref_meta) with the library constants (`tape.const`: a backward's ones
+        and zeros) that only nodes read made constant inputs of those nodes, so the passes fold
+        and simplify them (x * ones is x); a constant a guard, write or host call reads stays a
+        ref."""
+        inline = {i: obj._data for i, obj in self.refs if id(obj) in self.consts}
+        for s in self.steps:
+            if type(s) is Guard:
+                inline.pop(s.value, None)
+            elif type(s) is not Node:
+                for i in s.input_ids():
+                    inline.pop(i, None)
+                inline.pop(getattr(s, "target_id", None), None)
+        if not inline:
+            return self.steps, self.refs, self.ref_meta
+        steps = []
+        for s in self.steps:
+            if type(s) is Node and any(type(x) is int and x in inline for x in s.ins):
+                node = Node(s.prim, tuple([("c", inline[x]) if type(x) is int and x in inline
+                                           else x for x in s.ins]),
+                            s.casts, s.quiet, s.outs, s.shapes, s.multi)
+                node.rng = s.rng
+                if s in self.applied:
+                    self.applied.add(node)
+                for i in s.outs:
+                    self.producer[i] = node
+                s = node
+            steps.append(s)
+        kept = [k for k, (i, _) in enumerate(self.refs) if i not in inline]
+        return steps, [self.refs[k] for k in kept], [self.ref_meta[k] for k in kept]
 
     def _view_of_argument(self, i):
         """The argument that value `i` is a one-step view of (a single-output view primitive

@@ -49,6 +49,8 @@ SCALAR = {
     M.Rsqrt: ("T", "{T}(1.0) / np.sqrt({0})"),
     M.Reciprocal: ("T", "{T}(1.0) / {0}"),
     M.Erf: ("T", "math.erf({0})"),
+    M.Sin: ("T", "np.sin({0})"),
+    M.Cos: ("T", "np.cos({0})"),
     M.Maximum: ("T", "({0} if ({0} >= {1} or {0} != {0}) else {1})"),
     M.Minimum: ("T", "({0} if ({0} <= {1} or {0} != {0}) else {1})"),
     M.Equal: ("P", "{0} == {1}"),
@@ -170,7 +172,7 @@ def promoted(node, meta):
 def _elementwise(node, meta):
     """The output shape when `node` can be a member of a fused group, else None."""
     rule = SCALAR.get(type(node.prim))
-    if rule is None or node.multi or len(node.outs) != 1 or not node.shapes[0]:
+    if rule is None or node.multi or len(node.outs) != 1:
         return None
     shape = node.shapes[0]
     out_dt = meta[node.outs[0]][1]

@@ -30,8 +30,10 @@ CACHE_ENV = "MINISPORE_JIT_CACHE"
 # Members whose scalar code in a kernel is far slower than NumPy's SIMD loops on large arrays
 # (benchmarks: tanh of 524288 float32 30x slower, exp 3x): a group holding one and more than
 # SIMD_ELEMENTS elements keeps its NumPy calls.
-SIMD_BOUND = frozenset((_fuse.M.Exp, _fuse.M.Log, _fuse.M.Log1p, _fuse.M.Expm1, _nn.Tanh))
+SIMD_BOUND = frozenset((_fuse.M.Exp, _fuse.M.Log, _fuse.M.Log1p, _fuse.M.Expm1, _fuse.M.Sin,
+                        _fuse.M.Cos, _nn.Tanh))
 SIMD_ELEMENTS = 4096
+PACK_MIN = 4
 _kernels = {}  # hash -> compiled dispatcher, per process
 _lock = threading.Lock()
 
@@ -205,6 +207,15 @@ def kernel_source(group):
         else:
             text = expr.format(*ops, T=_np_name(t), a=getattr(m.prim, "approximate", ""))
         block[1].append(f"v{out} = {text}" if kind == "P" else f"v{out} = {_np_name(t)}({text})")
+    flags = ", fastmath={\"reassoc\"}" if reductions else ""
+    lines = [f"@numba.njit(cache=True, error_model=\"numpy\", nogil=True{flags})",
+             f"def kernel({', '.join(f'a{k}' for k in range(len(group.ins)))}):"]
+    if not rank:  # 0-d values: no loop; each output a new 0-d array
+        loads, body, _ = blocks[("loop", 0)]
+        lines += ["    " + x for x in loads + body]
+        for i in group.outs:
+            lines += [f"    o{i} = np.empty((), {_np_name(meta[i][1])})", f"    o{i}[()] = v{i}"]
+        return _PREAMBLE + "\n".join(lines + [_returned(group.outs)]) + "\n"
     # the loop extents: each from an array input that is not broadcast along that axis
     extents = []
     for k in range(rank):
@@ -215,22 +226,25 @@ def kernel_source(group):
                 src = f"a{n}.shape[{d}]"
                 break
         extents.append(src)
-    flags = ", fastmath={\"reassoc\"}" if reductions else ""
-    lines = [f"@numba.njit(cache=True, error_model=\"numpy\", nogil=True{flags})",
-             f"def kernel({', '.join(f'a{k}' for k in range(len(group.ins)))}):"]
     lines += [f"    n{k} = {e}" for k, e in enumerate(extents)]
     outer = [f"i{k}" for k in range(rank - 1)]
-    index = {}  # value -> its subscript in an output array
-    for i in group.outs:
+    index = {}  # value -> its output array and subscript there ("o3[i0, i1]")
+    packed = packs(group)
+    for row, i in enumerate(group.outs):
         shape = meta[i][0]
         dims = [f"n{k}" for k in range(rank - 1)]
         if shape == full:
-            dims, index[i] = dims + [f"n{rank - 1}"], outer + [last]
+            dims, sub = dims + [f"n{rank - 1}"], outer + [last]
         elif len(shape) == rank:
-            dims, index[i] = dims + ["1"], outer + ["0"]
+            dims, sub = dims + ["1"], outer + ["0"]
         else:
-            index[i] = outer
-        lines.append(f"    o{i} = np.empty(({', '.join(dims)},), {_np_name(meta[i][1])})")
+            sub = outer
+        index[i] = f"o[{', '.join([str(row)] + sub)}]" if packed else f"o{i}[{', '.join(sub)}]"
+        if not packed:
+            lines.append(f"    o{i} = np.empty(({', '.join(dims)},), {_np_name(meta[i][1])})")
+    if packed:
+        lines.append(f"    o = np.empty(({len(group.outs)}, {', '.join(dims)}), "
+                     f"{_np_name(meta[i][1])})")
     lines += [f"    s{x} = np.empty(n{rank - 1}, {_np_name(meta[x][1])})" for x in sorted(scratch)]
     pad = "    "
     for k in range(rank - 1):
@@ -242,7 +256,7 @@ def kernel_source(group):
         lines += [pad + x for x in loads + body]
         for m, (where, q) in zip(members, places):
             if where == "row" and q == p and m.outs[0] in index:
-                lines.append(f"{pad}o{m.outs[0]}[{', '.join(index[m.outs[0]])}] = v{m.outs[0]}")
+                lines.append(f"{pad}{index[m.outs[0]]} = v{m.outs[0]}")
         if ("loop", p) not in blocks:
             continue
         mine = [m for m, q in reductions if q == p]
@@ -258,7 +272,7 @@ def kernel_source(group):
             if where != "loop" or q != p or type(m.prim) in _fuse.REDUCTIONS:
                 continue
             if i in index and i not in stored:
-                lines.append(f"{inner}o{i}[{', '.join(index[i])}] = v{i}")
+                lines.append(f"{inner}{index[i]} = v{i}")
                 stored.add(i)
             if i in scratch:
                 lines.append(f"{inner}s{i}[{last}] = v{i}")
@@ -267,10 +281,23 @@ def kernel_source(group):
             value = f"acc{i} / n{rank - 1}" if type(m.prim) is R.ReduceMean else f"acc{i}"
             lines.append(f"{pad}v{i} = {_np_name(meta[i][1])}({value})")
             if i in index:
-                lines.append(f"{pad}o{i}[{', '.join(index[i])}] = v{i}")
-    outs = [f"o{i}" for i in group.outs]
-    lines.append("    return " + (outs[0] if len(outs) == 1 else "(" + ", ".join(outs) + ")"))
-    return _PREAMBLE + "\n".join(lines) + "\n"
+                lines.append(f"{pad}{index[i]} = v{i}")
+    return _PREAMBLE + "\n".join(lines + ["    return o" if packed else
+                                          _returned(group.outs)]) + "\n"
+
+
+def _returned(outs):
+    names = [f"o{i}" for i in outs]
+    return "    return " + (names[0] if len(names) == 1 else "(" + ", ".join(names) + ")")
+
+
+def packs(group):
+    """Whether `group`'s kernel returns its outputs as the rows of one array (PACK_MIN or more
+    outputs of one shape and dtype, not 0-d): numba boxes each returned array (~1 us), a row of
+    the packed one costs an index in the replay."""
+    outs = group.outs
+    return len(outs) >= PACK_MIN and bool(group.shape) and \
+        len({group.meta[i] for i in outs}) == 1
 
 
 def _holds(path, source):
@@ -334,7 +361,7 @@ def attach(trace):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 got = fn(*sample)
-            got = got if len(group.outs) > 1 else (got,)
+            got = tuple(got) if len(group.outs) > 1 else (got,)
             if [(a.shape, a.dtype) for a in got] != [group.meta[i] for i in group.outs]:
                 raise TypeError(f"the kernel gave {[(a.shape, a.dtype) for a in got]}")
         except Exception as e:  # noqa: BLE001 (any failure keeps the group's NumPy calls)

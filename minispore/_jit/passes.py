@@ -191,12 +191,13 @@ def node_key(node):
     casts = None if node.casts is None else tuple(
         [(None if dt is None else np.dtype(dt).str, copy) for dt, copy in node.casts])
     ins = tuple([x if type(x) is int else freeze(x[1]) for x in node.ins])
-    return (prim_key(node.prim), ins, casts, node.quiet, node.multi, node.shapes)
+    return (prim_key(node.prim), ins, casts, node.multi, node.shapes)
 
 
 def cse(trace):
     """Merge a node into an earlier one with the same primitive, attributes, casts and inputs
-    (not across a barrier; never random or effect nodes; never when outputs may be views of both,
+    (a quiet node into a quiet or warning one, a warning node only into a warning one; not across
+    a barrier; never random or effect nodes; never when outputs may be views of both,
     which would make two returned Tensors share memory)."""
     if not _optimizable(trace):
         return trace
@@ -215,6 +216,8 @@ def cse(trace):
             elif not _effectful(step):
                 key = node_key(step)
                 first = seen.get(key)
+                if first is not None and first.quiet and not step.quiet:
+                    first = None  # merged into a quiet call, a warning eager gives would be lost
                 if first is not None and not any(i in returned for i in step.outs) and \
                         not (any(i in pinned for i in step.outs) and
                              any(j in pinned for j in first.outs)):

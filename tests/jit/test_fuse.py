@@ -302,6 +302,43 @@ def test_numba_kernels_cover_normalisation_activations_and_broadcasts(numba_cach
     assert sorted(p.name for p in numba_cache.glob("k_*.py"))
 
 
+def test_numba_fuses_a_graph_of_0d_values_with_sin_and_cos_into_one_kernel(numba_cache):
+    def f(t):
+        return ops.sin(t) * ops.exp(t) + ops.cos(t * 0.5)
+    g = f
+    for _ in range(3):
+        g = ms.grad(g)
+    jitted = ms.jit(g, backend="numba")
+    for v in (0.5, -2.0, 7.25):
+        for dt in (np.float32, np.float64):
+            x = Tensor(np.asarray(v, dt))
+            close(g(x), jitted(x))
+    made = [grp for stage in jitted.compiled.stages for grp in groups(stage["run"])]
+    assert len(made) == 2 and all(grp.backend == "numba" for grp in made)  # one per dtype
+    assert all(grp.shape == () and "for " not in grp.kernel_source for grp in made)
+    assert all({"Sin", "Cos"} <= set(members(grp)) for grp in made)
+
+
+def test_numba_kernel_returns_many_outputs_as_rows_of_one_array(numba_cache):
+    # the forward chain's tanh values are saved for the backward: a kernel with many outputs of
+    # one shape packs them (one boxed array instead of one per output)
+    def f(x):
+        y = x
+        for _ in range(12):
+            y = ops.tanh(y * 1.01 + 0.1)
+        return y.sum()
+    step = ms.value_and_grad(f)
+    jitted = ms.jit(step, backend="numba")
+    for seed in range(3):
+        x = Tensor(np.random.default_rng(seed).standard_normal(16).astype(np.float32))
+        close(step(x), jitted(x))
+    made = groups(jitted.compiled.stages[0]["run"])
+    packed = [g for g in made if kernels.packs(g)]
+    assert packed and all(g.backend == "numba" for g in made)
+    assert all("return o\n" in g.kernel_source and len(g.outs) >= kernels.PACK_MIN
+               for g in packed)
+
+
 def test_numba_train_step_follows_eager(numba_cache):
     def make():
         ms.set_seed(3)

@@ -166,6 +166,20 @@ def test_cse_merges_equal_nodes_by_class_attributes_and_constant_bits():
     assert passes.cse(new) is new
 
 
+def test_cse_merges_a_quiet_node_into_a_warning_one_but_never_the_reverse():
+    # `quiet` silences warnings only: a later quiet call merged into an earlier warning one loses
+    # nothing; a later warning call merged into a quiet one would lose the warning eager gives
+    g = Graph(SPECIAL)
+    a = g.op(Exp(), 0, quiet=False)
+    b = g.op(Exp(), 0, quiet=True)
+    assert prims(passes.cse(g.trace(g.op(Add(), a, b)))) == ["Exp", "Add"]
+    g = Graph(SPECIAL)
+    a = g.op(Exp(), 0, quiet=True)
+    b = g.op(Exp(), 0, quiet=False)
+    tr = g.trace(g.op(Add(), a, b))
+    assert passes.cse(tr) is tr
+
+
 @pytest.mark.parametrize("first, second", [
     (c(np.array(0.0, np.float32)), c(np.array(-0.0, np.float32))),
     (c(1), c(1.0)), (c(1), c(True)), (c(0.0), c(-0.0)),
@@ -479,6 +493,25 @@ def test_redundant_function_shrinks_and_equals_eager():
         x, y = fresh(rng), fresh(rng)
         x._data[0, :2] = [-0.0, np.inf]
         assert same(fn(x, y), jitted(x, y))
+    assert jitted.stats["replays"] == 3
+
+
+def test_the_backward_ones_are_constants_so_nested_gradients_shrink():
+    # each grad's sensitivity (ones, tape.const) is a constant of the nodes that read it, so
+    # x * ones folds away; the sin that cos's bprop makes again merges with the forward's
+    def f(t):
+        return ops.sin(t) * ops.exp(t)
+    g = f
+    for _ in range(4):
+        g = ms.grad(g)
+    x = Tensor(np.asarray(0.5))
+    jitted, before, after = captured(g, x)
+    assert not before.refs and "external" not in before.text()
+    assert len(nodes(before)) > 100 and len(nodes(after)) < 30
+    assert prims(after).count("Sin") == prims(after).count("Cos") == 1
+    for v in (0.5, -1.25, 3.0):
+        x = Tensor(np.asarray(v))
+        assert same(g(x), jitted(x))
     assert jitted.stats["replays"] == 3
 
 
