@@ -2,8 +2,9 @@
 
 W4a: the 4th derivative of sin(x) * exp(x) at x = 0.5 by nesting `grad` four times, on a 0-d
 float64 tensor (float32 as a second row), beside PyTorch eager doing the same with
-`torch.autograd.grad(create_graph=True)` four times. Goal: <= 250 us per call (PyTorch: 362 us).
-Rows `ms jit(grad^4)`: grad inside jit (the jitted fourth derivative, one straight-line replay);
+`torch.autograd.grad(create_graph=True)` four times. Goals: eager <= 200 us per call, under jit
+<= 10 us. Rows `ms jit(grad^4)`: grad inside jit (the jitted fourth derivative, one straight-line
+replay; `ms jit numba`: the same with the numba backend, the whole graph one fused kernel);
 `ms grad^4(jit)`: jit under grad (the fourth derivative of a jitted f: above first order f's
 forward replays and its nodes are put on the tape as eager records them; about eager's time).
 
@@ -35,7 +36,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import minispore as ms  # noqa: E402
 from minispore import Tensor, nn, ops  # noqa: E402
 
-from _harness import interleaved_rounds, print_table, torch_or_none  # noqa: E402
+from _harness import interleaved_rounds, numba_or_none, print_table, torch_or_none  # noqa: E402
 from mlp_train_step import MLP, SIZES, make_data  # noqa: E402
 
 X0 = 0.5
@@ -43,7 +44,7 @@ X0 = 0.5
 
 # ---- W4a -----------------------------------------------------------------------------------------
 
-def ms_fourth(dtype, jitted=False, jit_inside=False):
+def ms_fourth(dtype, jitted=False, jit_inside=False, backend="numpy"):
     """`jitted`: jit of the fourth derivative (grad inside jit: the four nested walks captured
     once, replayed as straight-line code). `jit_inside`: the fourth derivative of jit(f) (jit
     under grad: above first order the jitted function runs eagerly, docs/graph_mode.md)."""
@@ -53,7 +54,7 @@ def ms_fourth(dtype, jitted=False, jit_inside=False):
     for _ in range(4):
         g = ms.grad(g)
     if jitted:
-        g = ms.jit(g)
+        g = ms.jit(g, backend=backend)
     x = Tensor(np.asarray(X0, dtype))
     return lambda: g(x)
 
@@ -73,6 +74,7 @@ def w4a(repeat, torch):
     exact = -4 * math.exp(X0) * math.sin(X0)
     names, cases, pairs = [], [], []
     for label, dt in (("float64", np.float64), ("float32", np.float32)):
+        first = len(cases)
         fn, jfn = ms_fourth(dt), ms_fourth(dt, jitted=True)
         ifn = ms_fourth(dt, jit_inside=True)
         value = float(fn().asnumpy())
@@ -82,12 +84,18 @@ def w4a(repeat, torch):
         names += [f"minispore {label}", f"ms jit(grad^4) {label[-2:]}",
                   f"ms grad^4(jit) {label[-2:]}"]
         cases += [fn, jfn, ifn]
+        if numba_or_none() is not None:  # one fused kernel: within float tolerance
+            nfn = ms_fourth(dt, jitted=True, backend="numba")
+            assert abs(float(nfn().asnumpy()) - value) <= 1e-12 * abs(value) * (
+                1 if dt is np.float64 else 1e7)
+            names.append(f"ms jit numba {label[-2:]}")
+            cases.append(nfn)
         if torch is not None:
             tfn = torch_fourth(torch, getattr(torch, label))
             assert abs(float(tfn().detach()) - exact) <= 1e-5 * abs(exact)
             names.append(f"pytorch {label}")
             cases.append(tfn)
-            pairs += [(len(cases) - k, len(cases) - 1) for k in (4, 3, 2)]
+            pairs += [(k, len(cases) - 1) for k in range(first, len(cases) - 1)]
     rounds = interleaved_rounds(cases, repeat, warmup=20)
     print(f"W4a: d^4/dx^4 [sin(x) exp(x)] at x = {X0}, nested grad x4 (0-d tensor)")
     print(f"{'':20s} {'best us':>9s} {'median us':>10s} {'x pytorch (median of rounds)':>30s}")

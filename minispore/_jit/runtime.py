@@ -14,6 +14,7 @@ from . import vjp as _vjp
 from .pipeline import compile_trace
 
 MAX_TRACES = 8
+_NO_KWARGS = (dict, ())  # _key_of's part for no keyword arguments
 _SCALARS = (bool, int, float, str, type(None))
 
 
@@ -204,13 +205,20 @@ class Jitted:
             # the outer recorder sees every primitive)
             return self._eager(None, args, kwargs)
         tape = _tape._state.tape if _tape._active else None
-        tensors, key, cells = [], [], []
-        try:
-            _key_of(args, tensors, key, cells)
-            _key_of(kwargs, tensors, key, cells)
-        except _Unkeyable as e:
-            self._refuse(str(e))
-            return self._eager(str(e), args, kwargs)
+        cells = []
+        if not kwargs and all([type(a) is Tensor for a in args]):  # perf: _key_of's result
+            tensors = list(args)
+            key = [(tuple, len(args))]
+            key += [("T", a._data.shape, a._data.dtype) for a in args]
+            key.append(_NO_KWARGS)
+        else:
+            tensors, key = [], []
+            try:
+                _key_of(args, tensors, key, cells)
+                _key_of(kwargs, tensors, key, cells)
+            except _Unkeyable as e:
+                self._refuse(str(e))
+                return self._eager(str(e), args, kwargs)
         if len(tensors) > 1:
             ids = [id(t._data) for t in tensors]
             if len(set(ids)) != len(ids):  # one array passed twice: keyed by the pattern

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 import minispore as ms
 from minispore import Parameter, Tensor, nn, ops
 from minispore._autodiff.tape import apply, wrap
-from minispore._jit import MAX_TRACES
+from minispore._jit import MAX_TRACES, runtime
 from minispore.ops.operations.random_ops import SeededPrimitive
 from minispore.ops.primitive import Primitive
 
@@ -668,3 +668,15 @@ def test_a_replay_drops_each_value_once_dead():
         tracemalloc.stop()
     assert jitted.stats["replays"] >= 2
     assert peaks[1] < 4 * (1 << 20), peaks  # a few arrays alive at once, not twelve
+
+
+def test_tensor_only_calls_are_keyed_as_the_general_path_keys_them():
+    jitted = ms.jit(lambda a, b: a * b)
+    x, y = Tensor(np.ones((2, 3), np.float32)), Tensor(np.ones(3, np.float64))
+    jitted(x, y)
+    jitted(x, b=y)  # keyword arguments: the general path
+    tensors, key, cells = [], [], []
+    runtime._key_of((x, y), tensors, key, cells)
+    runtime._key_of({}, tensors, key, cells)
+    keys = list(jitted.compiled.cache)
+    assert keys[0] == tuple(key) and len(keys) == 2 and jitted.stats["captures"] == 2
