@@ -1,6 +1,6 @@
 """The one-channel im2col fast path (patches copied tap by tap into a transposed buffer) against
-the general window-view path: the same patches exactly, and convolution values and gradients
-bitwise equal to those computed from the window-view patches."""
+the general window-view path: the same patches exactly, convolution values bitwise equal to
+those computed from the window-view patches, filter gradients equal to float32 rounding."""
 import numpy as np
 import pytest
 
@@ -65,13 +65,21 @@ def test_conv_values_and_gradients_bitwise_as_from_window_patches(case):
     filt = _conv(Conv2DBackpropFilter, *case)
     dw_fast = filt.forward(g, x, w.shape)
     dw_slow = filt.forward(g, x, w.shape, slow_cols)
-    np.testing.assert_array_equal(dw_fast, dw_slow)
+    _same_sums(dw_fast, dw_slow)
 
     def loss(a, b):
         return (prim(a, b) * Tensor(g)).sum()
 
     _, dw = ms.grad(loss, (0, 1))(Tensor(x), Tensor(w))
-    np.testing.assert_array_equal(dw.asnumpy(), dw_slow)
+    np.testing.assert_array_equal(dw.asnumpy(), dw_fast)
+
+
+def _same_sums(a, b):
+    """The filter gradient's GEMM takes the patches as they are laid out (transposed patches: a
+    2x faster GEMM at LeNet's first layer), so BLAS may add the same products in another order:
+    equal to float32 rounding, not bitwise."""
+    assert a.shape == b.shape and a.dtype == b.dtype
+    np.testing.assert_allclose(a, b, rtol=2e-6, atol=2e-6 * np.abs(b).max())
 
 
 def test_single_channel_conv3d_filter_gradient_bitwise():
@@ -84,5 +92,4 @@ def test_single_channel_conv3d_filter_gradient_bitwise():
     np.testing.assert_array_equal(out, prim.forward(x, w, slow_cols))
     g = rng.standard_normal(out.shape).astype(np.float32)
     filt = Conv3DBackpropFilter(3, (2, 3, 2))
-    np.testing.assert_array_equal(filt.forward(g, x, w.shape),
-                                  filt.forward(g, x, w.shape, slow_cols))
+    _same_sums(filt.forward(g, x, w.shape), filt.forward(g, x, w.shape, slow_cols))
