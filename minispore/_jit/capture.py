@@ -502,7 +502,9 @@ class Recorder:
                 quiet_ = True
             else:
                 derived = prim.derived_inputs
-                ins = [("c", None) if k in derived and type(x) is _ndarray else
+                # a derived input is made again by the forward, unless a traced node made it
+                ins = [("c", None) if k in derived and type(x) is _ndarray and
+                       id(x) not in self.values else
                        self.operand(x, how) for k, x in enumerate(operands)]
                 # a 'call' inside a quiet region (the backward walk's) replays quietly too
                 quiet_ = how != "call" or is_quiet()

@@ -17,7 +17,7 @@ from ..._autodiff import tape as _tape
 from ..._validator import check_one_of, check_positive_int
 from ..._autodiff.tape import apply, const
 from ...common.tensor import Tensor
-from ..primitive import Primitive, register, shared
+from ..primitive import Primitive, data_function, register, shared
 from . import array_ops as A
 from ._kernels import gemm
 from .pool_ops import _pad, _pad_n, _windows, ntuple, out_size, pair, same_padding
@@ -184,6 +184,10 @@ class _ConvGeometry(Primitive):
                             f"{w.dtype}")
 
 
+def _patches(x, prim, ks):
+    return prim._im2col(x, ks)[0]
+
+
 def _gemm_groups(cols, w2):
     """cols (M, G, K) times w2 (G, O/G, K)^T -> (M, G * O/G)."""
     if cols.shape[1] == 1:
@@ -213,7 +217,14 @@ class Conv2D(_ConvGeometry):
         self._check(x._data, w._data, self.name)
         ks = w._data.shape[2:]
         outs = self._out_sizes(x._data.shape[2:], ks)
-        cols = self._im2col(x._data, ks)[0] if min(outs) > 0 else None
+        if min(outs) <= 0:
+            cols = None
+        elif _tape._capturing and _tape._state.capture is not None:
+            # a graph-mode capture: the patches a node of the trace, so the replay makes them
+            # once for the forward and the filter gradient, as eager does
+            cols = data_function(_patches, x, static=(self, ks))._data
+        else:
+            cols = self._im2col(x._data, ks)[0]
         return apply(self, (x, w, cols))
 
     def forward(self, x, w, cols=None):
