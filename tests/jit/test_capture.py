@@ -23,6 +23,18 @@ BINARY = [lambda a, b: a + b, lambda a, b: a - b, lambda a, b: a * b, lambda a, 
           lambda a, b: ops.minimum(a, b), lambda a, b: a + 3]
 
 
+def in_both_modes(run):
+    """[run() under PYNATIVE_MODE, run() under GRAPH_MODE] (the mode reset after each)."""
+    out = []
+    for mode in (ms.PYNATIVE_MODE, ms.GRAPH_MODE):
+        ms.set_context(mode=mode)
+        try:
+            out.append(run())
+        finally:
+            ms.set_context(mode=ms.PYNATIVE_MODE)
+    return out
+
+
 def same(a, b):
     if isinstance(a, (tuple, list)):
         return type(a) is type(b) and len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))

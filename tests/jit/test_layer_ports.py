@@ -9,7 +9,7 @@ import minispore as ms
 from minispore import Tensor, nn, ops
 from minispore._jit import cell_stats
 
-from .test_capture import same
+from .test_capture import in_both_modes, same
 
 RNG = np.random.default_rng(7)
 
@@ -24,14 +24,6 @@ def ints(low, high, shape, dtype=np.int32):
 
 def signs(*shape):
     return Tensor(RNG.choice([-1, 1], shape).astype(np.int32))
-
-
-def _in_mode(mode, fn):
-    ms.set_context(mode=mode)
-    try:
-        return fn()
-    finally:
-        ms.set_context(mode=ms.PYNATIVE_MODE)
 
 
 def check_replays(make_cell, calls, grad_position=(0,), seed=0, has_aux=False):
@@ -56,13 +48,12 @@ def check_replays(make_cell, calls, grad_position=(0,), seed=0, has_aux=False):
         step = differentiated(make_cell())
         return [step(*args) for args in calls]
 
-    eager_out, _ = _in_mode(ms.PYNATIVE_MODE, lambda: run(False))
-    graph_out, stats = _in_mode(ms.GRAPH_MODE, lambda: run(False))
+    (eager_out, _), (graph_out, stats) = in_both_modes(lambda: run(False))
     assert stats["fallbacks"] == {}
     assert stats["captures"] == 1 and stats["replays"] == len(calls) - 1
     assert all(same(a, b) for a, b in zip(eager_out, graph_out))
-    eager = _in_mode(ms.PYNATIVE_MODE, eager_grads)
-    jitted, stats = _in_mode(ms.PYNATIVE_MODE, lambda: run(True))
+    eager = eager_grads()  # PYNATIVE_MODE, as every test here starts
+    jitted, stats = run(True)
     assert stats["fallbacks"] == {}
     assert stats["captures"] == 1 and stats["replays"] == len(calls) - 1
     assert all(same(a, b) for a, b in zip(eager, jitted))
@@ -227,18 +218,16 @@ def test_range_returns_a_new_tensor_each_call():
 def test_train_one_step_with_a_float_sensitivity():
     x = Tensor(RNG.standard_normal((6, 4)).astype(np.float32))
     batches = [(x * (k + 1.0), ints(0, 3, 6)) for k in range(4)]
-    runs = []
-    for mode in (ms.PYNATIVE_MODE, ms.GRAPH_MODE):
-        def train():
-            ms.set_seed(0)
-            net = nn.Dense(4, 3)
-            loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
-            step = nn.TrainOneStepCell(nn.WithLossCell(net, loss),
-                                       nn.Momentum(net.trainable_params(), 0.1, 0.9), sens=4.0)
-            losses = [step(a, b) for a, b in batches]
-            return losses, [p.asnumpy().copy() for p in net.trainable_params()], step
-        runs.append(_in_mode(mode, train))
-    (l1, p1, _), (l2, p2, step) = runs
+
+    def train():
+        ms.set_seed(0)
+        net = nn.Dense(4, 3)
+        loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+        step = nn.TrainOneStepCell(nn.WithLossCell(net, loss),
+                                   nn.Momentum(net.trainable_params(), 0.1, 0.9), sens=4.0)
+        losses = [step(a, b) for a, b in batches]
+        return losses, [p.asnumpy().copy() for p in net.trainable_params()], step
+    (l1, p1, _), (l2, p2, step) = in_both_modes(train)
     assert all(same(a, b) for a, b in zip(l1, l2))
     assert all(np.array_equal(a, b) for a, b in zip(p1, p2))
     stats = cell_stats(step)
@@ -285,14 +274,12 @@ def test_patches_resizes_pads_and_diagonals():
 
 def test_instance_norm_running_statistics_are_written_at_every_replay():
     calls = [(Tensor(RNG.standard_normal((2, 3, 4, 4)).astype(np.float32)),) for _ in range(3)]
-    runs = []
-    for mode in (ms.PYNATIVE_MODE, ms.GRAPH_MODE):
-        def run():
-            net = nn.InstanceNorm2d(3).set_train()
-            outs = [net(*args) for args in calls]
-            return outs, net.moving_mean.asnumpy(), net.moving_variance.asnumpy(), net
-        runs.append(_in_mode(mode, run))
-    (o1, m1, v1, _), (o2, m2, v2, net) = runs
+
+    def run():
+        net = nn.InstanceNorm2d(3).set_train()
+        outs = [net(*args) for args in calls]
+        return outs, net.moving_mean.asnumpy(), net.moving_variance.asnumpy(), net
+    (o1, m1, v1, _), (o2, m2, v2, net) = in_both_modes(run)
     assert all(same(a, b) for a, b in zip(o1, o2))
     assert np.array_equal(m1, m2) and np.array_equal(v1, v2)
     stats = cell_stats(net)

@@ -9,7 +9,7 @@ from minispore import Parameter, Tensor, nn, ops
 from minispore import train as T
 from minispore._jit import cell_stats
 
-from .test_capture import same
+from .test_capture import in_both_modes, same
 
 
 def _mlp():
@@ -94,22 +94,16 @@ def test_replayed_updates_bump_versions_and_see_eager_writes():
     assert step.stats["replays"] == 3
 
 
-def _graph_and_pynative(make_net, batches, make_opt, **context):
-    out = []
-    for mode in (ms.PYNATIVE_MODE, ms.GRAPH_MODE):
-        ms.set_context(mode=mode)
-        try:
-            ms.set_seed(0)
-            net = make_net()
-            loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
-            step = nn.TrainOneStepCell(nn.WithLossCell(net, loss),
-                                       make_opt(net.trainable_params()))
-            step.set_train()
-            losses = [step(x, y) for x, y in batches]
-            out.append((losses, _params(net), cell_stats(step)))
-        finally:
-            ms.set_context(mode=ms.PYNATIVE_MODE)
-    return out
+def _graph_and_pynative(make_net, batches, make_opt):
+    def run():
+        ms.set_seed(0)
+        net = make_net()
+        loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+        step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), make_opt(net.trainable_params()))
+        step.set_train()
+        losses = [step(x, y) for x, y in batches]
+        return losses, _params(net), cell_stats(step)
+    return in_both_modes(run)
 
 
 def test_graph_mode_train_one_step_cell_equals_pynative():
@@ -121,23 +115,18 @@ def test_graph_mode_train_one_step_cell_equals_pynative():
 
 
 def test_graph_mode_model_train_equals_pynative():
-    results = []
-    for mode in (ms.PYNATIVE_MODE, ms.GRAPH_MODE):
-        ms.set_context(mode=mode)
-        try:
-            ms.set_seed(0)
-            net = _mlp()
-            model = T.Model(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True,
-                                                                  reduction="mean"),
-                            nn.Adam(net.trainable_params(), 0.01), metrics={"acc"})
-            data = ms.dataset.NumpySlicesDataset(
-                {"x": np.random.default_rng(3).standard_normal((24, 4)).astype(np.float32),
-                 "y": np.random.default_rng(4).integers(0, 3, 24).astype(np.int32)},
-                shuffle=False).batch(6)
-            model.train(2, data)
-            results.append((_params(net), model.eval(data)))
-        finally:
-            ms.set_context(mode=ms.PYNATIVE_MODE)
+    def run():
+        ms.set_seed(0)
+        net = _mlp()
+        model = T.Model(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"),
+                        nn.Adam(net.trainable_params(), 0.01), metrics={"acc"})
+        data = ms.dataset.NumpySlicesDataset(
+            {"x": np.random.default_rng(3).standard_normal((24, 4)).astype(np.float32),
+             "y": np.random.default_rng(4).integers(0, 3, 24).astype(np.int32)},
+            shuffle=False).batch(6)
+        model.train(2, data)
+        return _params(net), model.eval(data)
+    results = in_both_modes(run)
     assert _equal_params(results[0][0], results[1][0])
     assert results[0][1] == results[1][1]
 
@@ -209,25 +198,19 @@ def test_batchnorm_statistics_are_written_at_every_replay():
         return nn.SequentialCell([nn.Conv2d(1, 4, 3), nn.BatchNorm2d(4), nn.ReLU(),
                                   nn.Flatten(), nn.Dense(4 * 6 * 6, 10)])
     batches = _batches(4, (3, 1, 6, 6), 10)
-    runs = []
-    for mode in (ms.PYNATIVE_MODE, ms.GRAPH_MODE):
-        ms.set_context(mode=mode)
-        try:
-            ms.set_seed(0)
-            net = make()
-            step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.SoftmaxCrossEntropyWithLogits(
-                sparse=True, reduction="mean")), nn.Momentum(net.trainable_params(), 0.01, 0.9))
-            step.set_train()
-            bn = net[1]
-            versions = []
-            for x, y in batches:
-                step(x, y)
-                versions.append(bn.moving_mean._version)
-            runs.append(([p.asnumpy().copy() for p in net.get_parameters()], versions,
-                         cell_stats(step)))
-        finally:
-            ms.set_context(mode=ms.PYNATIVE_MODE)
-    (eager, v1, _), (graph, v2, stats) = runs
+    def run():
+        ms.set_seed(0)
+        net = make()
+        step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.SoftmaxCrossEntropyWithLogits(
+            sparse=True, reduction="mean")), nn.Momentum(net.trainable_params(), 0.01, 0.9))
+        step.set_train()
+        bn = net[1]
+        versions = []
+        for x, y in batches:
+            step(x, y)
+            versions.append(bn.moving_mean._version)
+        return [p.asnumpy().copy() for p in net.get_parameters()], versions, cell_stats(step)
+    (eager, v1, _), (graph, v2, stats) = in_both_modes(run)
     assert _equal_params(eager, graph)  # the moving statistics included
     assert len(set(v2)) == len(v2)  # every replay bumped the running mean's version
     assert stats["replays"] == 3 and stats["fallbacks"] == {}
@@ -390,25 +373,18 @@ def test_graph_mode_loss_scale_step_replays_both_branches_bitwise(make_net):
     rng = np.random.default_rng(8)
     batches = [(Tensor(rng.standard_normal((6, 4)).astype(np.float32)),
                 Tensor(rng.standard_normal((6, 3)).astype(np.float32) * 100)) for _ in range(9)]
-    out = []
-    for mode in (ms.PYNATIVE_MODE, ms.GRAPH_MODE):
-        ms.set_context(mode=mode)
-        try:
-            ms.set_seed(0)
-            net = make_net()
-            net.set_train()
-            loss = nn.MSELoss(reduction="sum")
-            manager = nn.DynamicLossScaleUpdateCell(2.0 ** 118, 2.0, 2)
-            step = nn.TrainOneStepWithLossScaleCell(
-                nn.WithLossCell(net, loss), nn.Momentum(net.trainable_params(), 0.001, 0.9),
-                manager)
-            results = [tuple(r.asnumpy().copy() for r in step(bx, by)) for bx, by in batches]
-            # every Parameter, BatchNorm's moving statistics included
-            out.append((results, [p.asnumpy().copy() for p in net.get_parameters()],
-                        cell_stats(step)))
-        finally:
-            ms.set_context(mode=ms.PYNATIVE_MODE)
-    (r1, p1, _), (r2, p2, stats) = out
+    def run():
+        ms.set_seed(0)
+        net = make_net()
+        net.set_train()
+        loss = nn.MSELoss(reduction="sum")
+        manager = nn.DynamicLossScaleUpdateCell(2.0 ** 118, 2.0, 2)
+        step = nn.TrainOneStepWithLossScaleCell(
+            nn.WithLossCell(net, loss), nn.Momentum(net.trainable_params(), 0.001, 0.9), manager)
+        results = [tuple(r.asnumpy().copy() for r in step(bx, by)) for bx, by in batches]
+        # every Parameter, BatchNorm's moving statistics included
+        return results, [p.asnumpy().copy() for p in net.get_parameters()], cell_stats(step)
+    (r1, p1, _), (r2, p2, stats) = in_both_modes(run)
     flags = [bool(r[1]) for r in r1]
     assert any(flags) and not all(flags), flags
     assert all(np.array_equal(a, b, equal_nan=True) for ra, rb in zip(r1, r2)
