@@ -10,9 +10,15 @@ import numpy as np
 from .._autodiff import tape as _tape
 from .._quiet import _IGNORE, _reset, _set
 from ..common import _writes
-from .plan import make_plan
+from ..ops.primitive import PRIMITIVES
+from .plan import FRESH, make_plan
 
 _counter = itertools.count()
+# Primitives whose forward on real floats never raises a floating-point flag (tanh, sign and
+# rounding functions, max(x, 0), moves): a call of one needs no warnings state of its own, so a
+# quiet region of the generated code goes on over it instead of being left and entered again.
+NO_FLAGS = frozenset(PRIMITIVES[name] for name in (
+    "Tanh", "Neg", "Abs", "ReLU", "Floor", "Ceil", "Reshape", "Transpose"))
 
 
 def lower(trace, guard_methods, same_python, rng_snapshot, rng_restore, committed_miss,
@@ -31,6 +37,9 @@ def lower(trace, guard_methods, same_python, rng_snapshot, rng_restore, committe
     if n_args:
         body.append(", ".join(f"v{i}" for i in range(n_args)) + (", = args" if n_args == 1
                                                                    else " = args"))
+        for i in range(n_args):
+            ns[f"as{i}"] = trace.value_meta[i][0]
+            body.append(f"if v{i}.shape != as{i}: return None")
     for k, (i, obj) in enumerate(trace.refs):
         ns[f"r{k}"] = obj
         ns[f"rs{k}"], ns[f"rd{k}"] = trace.ref_meta[k]
@@ -50,6 +59,8 @@ def lower(trace, guard_methods, same_python, rng_snapshot, rng_restore, committe
     miss = "_restore(snap); return None" if rng else "return None"
     quiet_on = committed = wrote = False
     dead_after = _dead_after(trace)
+    ref_ids = {i for i, _ in trace.refs}
+    known = set(range(n_args)) | ref_ids  # values whose shape is the captured one for sure
     for n, step in enumerate(trace.steps):
         dead = dead_after.get(n - 1)
         if dead:  # as eager frees what the walk has used: the peak stays eager's
@@ -58,7 +69,7 @@ def lower(trace, guard_methods, same_python, rng_snapshot, rng_restore, committe
             if step.quiet and not quiet_on:
                 body.append("tok = _set(_IGNORE)")
                 quiet_on = True
-            elif not step.quiet and quiet_on:
+            elif not step.quiet and quiet_on and not _never_flags(step, trace):
                 body.append("_reset(tok); tok = None")
                 quiet_on = False
             ns[f"f{n}"] = step.prim.forward
@@ -79,6 +90,8 @@ def lower(trace, guard_methods, same_python, rng_snapshot, rng_restore, committe
                 checks = " and ".join(f"v{x}.flags.c_contiguous" for x in dict.fromkeys(
                     x for x in step.ins if type(x) is int))
                 planned_call = f"v{step.outs[0]} = f{n}({', '.join(operands)}, out=b{k})"
+                if _sure_of_outputs(step, known):  # the buffer's shape, or NumPy's own result's
+                    known.update(step.outs)
                 if not checks:
                     body.append(planned_call)
                     continue
@@ -97,11 +110,13 @@ def lower(trace, guard_methods, same_python, rng_snapshot, rng_restore, committe
                 body.append(f"v{step.outs[0]} = {call}")
             if committed:
                 ns[f"p{n}"] = step.prim
-            for i, shp in zip(step.outs, step.shapes):
-                ns[f"s{i}"] = shp
-                body.append(f"if type(v{i}) is not _ndarray: v{i} = _asarray(v{i})")
-                body.append(f"if v{i}.shape != s{i}: " +
-                            (f"raise _committed_miss(p{n})" if committed else miss))
+            if not _sure_of_outputs(step, known):
+                for i, shp in zip(step.outs, step.shapes):
+                    ns[f"s{i}"] = shp
+                    body.append(f"if type(v{i}) is not _ndarray: v{i} = _asarray(v{i})")
+                    body.append(f"if v{i}.shape != s{i}: " +
+                                (f"raise _committed_miss(p{n})" if committed else miss))
+            known.update(step.outs)
         elif hasattr(step, "cell") or hasattr(step, "target"):  # a HostCall or a Write
             ns[f"h{n}"] = step.run
             if hasattr(step, "target"):
@@ -120,6 +135,7 @@ def lower(trace, guard_methods, same_python, rng_snapshot, rng_restore, committe
                 body.append("o = None")
             for k, (i, _) in enumerate(trace.refs):  # a write may have given a new array
                 body.append(f"v{i} = r{k}._data")
+            known -= ref_ids  # of any shape: a host call may have replaced a Parameter's data
             if hasattr(step, "cell"):
                 committed = True  # from here on a shape miss raises: the host call wrote
         else:
@@ -144,6 +160,21 @@ def lower(trace, guard_methods, same_python, rng_snapshot, rng_restore, committe
     linecache.cache[name] = (len(source), None, source.splitlines(True), name)
     exec(compile(source, name, "exec"), ns)  # noqa: S102 (source generated above)
     return ns["replay"], source
+
+
+def _never_flags(step, trace):
+    return type(step.prim) in NO_FLAGS and step.casts is None and all(
+        trace.value_meta[x][1].kind == "f" for x in step.ins if type(x) is int)
+
+
+def _sure_of_outputs(step, known):
+    """Whether a node's outputs are arrays of their captured shapes without a check: a primitive
+    that always makes new arrays (FRESH, or a fused kernel), whose output shapes follow from its
+    input shapes and constants, every input of the captured shape, no output 0-d (NumPy gives
+    a scalar there)."""
+    prim = step.prim
+    return (type(prim) in FRESH or getattr(type(prim), "fresh", False)) and \
+        all(step.shapes) and all(x in known for x in step.ins if type(x) is int)
 
 
 def _dead_after(trace):
