@@ -710,3 +710,14 @@ def test_conv_patches_are_made_once_per_replay_for_the_forward_and_the_filter_gr
     assert len(calls) == 2 and jitted.stats["replays"] == 1  # eager makes them once too
     monkeypatch.undo()
     assert same(step(x), got)
+
+
+def test_a_domain_check_on_tensor_values_is_repeated_at_every_replay():
+    # mvlgamma refuses inputs at or below (p-1)/2: a replay must refuse them too, not return
+    # the log-gamma sums of an input eager would have refused
+    jitted = ms.jit(lambda x: ops.mvlgamma(x, 3))
+    good = Tensor(np.array([2.5, 3.0], np.float32))
+    assert same(jitted(good), ops.mvlgamma(good, 3)) and same(jitted(good), jitted(good))
+    with pytest.raises(ValueError, match="greater than"):
+        jitted(Tensor(np.array([0.5, 3.0], np.float32)))
+    assert jitted.stats["replays"] >= 2 and jitted.stats["guard_misses"] == 1

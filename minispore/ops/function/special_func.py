@@ -13,7 +13,7 @@ from ..operations import math_ops as M
 from ..operations import reduce_ops as R
 from ..operations import special_ops as S
 from ..operations._kernels import normalize_axes, normalize_axis
-from ..primitive import Primitive, data_function
+from ..primitive import Primitive, data_flag, data_function
 from . import array_func as AF
 from . import math_func as MF
 from ._checks import _tensor
@@ -110,13 +110,18 @@ def mvlgamma(input, p):
     if input._data.dtype not in (np.float32, np.float64):
         raise TypeError(f"For 'mvlgamma', 'input' must be a float32 or float64 tensor, but got "
                         f"{mstype.from_np(input._data.dtype)}")
-    if not np.all(input._data > (p - 1) / 2):
+    # a guarded flag: a graph-mode replay checks the domain again (and raises by running eagerly)
+    if data_flag(_outside_domain, input, static=((p - 1) / 2,)):
         raise ValueError(f"For 'mvlgamma', all elements of 'input' must be greater than "
                          f"(p-1)/2 = {(p - 1) / 2}")
     total = lgamma(input)
     for i in range(1, p):
         total = total + lgamma(input - i / 2)
     return total + p * (p - 1) / 4 * math.log(math.pi)
+
+
+def _outside_domain(x, bound):
+    return np.array(not np.all(x > bound))
 
 
 class Mvlgamma(Primitive):
