@@ -721,3 +721,13 @@ def test_a_domain_check_on_tensor_values_is_repeated_at_every_replay():
     with pytest.raises(ValueError, match="greater than"):
         jitted(Tensor(np.array([0.5, 3.0], np.float32)))
     assert jitted.stats["replays"] >= 2 and jitted.stats["guard_misses"] == 1
+
+
+def test_a_negative_variance_is_refused_at_a_replay_as_eagerly():
+    jitted = ms.jit(lambda x, t, v: ops.gaussian_nll_loss(x, t, v))
+    x, t = Tensor(np.ones((2, 3), np.float32)), Tensor(np.zeros((2, 3), np.float32))
+    var = Tensor(np.full((2, 3), 0.5, np.float32))
+    assert same(jitted(x, t, var), ops.gaussian_nll_loss(x, t, var))
+    jitted(x, t, var)
+    with pytest.raises(ValueError, match="non-negative"):
+        jitted(x, t, Tensor(np.full((2, 3), -0.5, np.float32)))

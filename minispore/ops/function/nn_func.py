@@ -21,7 +21,7 @@ from ..operations import nn_ops as N
 from ..operations import random_ops as RO
 from ..operations._kernels import normalize_axis
 from . import math_func as F
-from ..primitive import Primitive, data_function, shared
+from ..primitive import Primitive, data_flag, data_function, shared
 from . import array_func as AF
 from ._checks import _tensor
 from .linalg_func import einsum
@@ -66,6 +66,10 @@ def leaky_relu(input, alpha=0.2):
     """input where input > 0, else alpha * input (the slope is alpha at 0)."""
     x = _float_tensor(input, "leaky_relu")
     return M.select(x > 0, x, x * alpha)
+
+
+def _has_negative(var):
+    return np.array(np.nanmin(var) < 0)
 
 
 def _negative_part_expm1(x):
@@ -765,7 +769,7 @@ def gaussian_nll_loss(x, target, var, full=False, eps=1e-06, reduction="mean"):
     elif var.ndim != x.ndim or builtins.any(v not in (1, n) for v, n in zip(var.shape, x.shape)):
         raise ValueError(f"For '{op}', 'var' must have the shape of 'x' {x.shape}, with some "
                          f"dims of size 1 or without the last dim, but got {var.shape}")
-    if var._data.size and np.nanmin(var._data) < 0:
+    if var._data.size and data_flag(_has_negative, var):  # a guard: every replay checks it
         raise ValueError(f"For '{op}', 'var' must be non-negative, but its minimum is "
                          f"{np.nanmin(var._data)}")
     v = F.maximum(var, eps)
