@@ -3,6 +3,7 @@ import operator
 import threading
 import weakref
 
+from .._autodiff import anomaly as _anomaly
 from .._autodiff import tape as _tape
 from ..common import _writes
 from ..common import dtype as mstype
@@ -14,6 +15,7 @@ from . import vjp as _vjp
 from .pipeline import compile_trace
 
 MAX_TRACES = 8
+ANOMALY = "anomaly detection is on (each primitive is checked as it runs)"
 _NO_KWARGS = (dict, ())  # _key_of's part for no keyword arguments
 _SCALARS = (bool, int, float, str, type(None))
 
@@ -200,6 +202,8 @@ class Jitted:
     def _call(self, args, kwargs):
         if self.stats["disabled"] is not None:
             return self._eager(None, args, kwargs)
+        if _anomaly._users and _anomaly.is_anomaly_enabled():  # (not refused under fullgraph)
+            return self._eager(ANOMALY, args, kwargs)
         if _tape._casting or _tape._capturing and _tape._state.capture is not None:
             # inside a to_float cell (not captured yet), or inside an outer capture (inlined:
             # the outer recorder sees every primitive)

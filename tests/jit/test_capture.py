@@ -731,3 +731,21 @@ def test_a_negative_variance_is_refused_at_a_replay_as_eagerly():
     jitted(x, t, var)
     with pytest.raises(ValueError, match="non-negative"):
         jitted(x, t, Tensor(np.full((2, 3), -0.5, np.float32)))
+
+
+def test_anomaly_detection_runs_jitted_functions_eagerly_so_it_checks_every_primitive():
+    jitted = ms.jit(lambda x: ops.log(x) * 2)
+    x = Tensor(np.array([1.0, 2.0], np.float32))
+    jitted(x)
+    jitted(x)
+    bad = Tensor(np.array([-1.0, 2.0], np.float32))
+    with ms.detect_anomaly(), pytest.raises(RuntimeError, match="anomaly"):
+        jitted(bad)
+    ms.set_context(detect_anomaly=True)
+    try:
+        with pytest.raises(RuntimeError, match="anomaly"):
+            jitted(bad)
+    finally:
+        ms.set_context(detect_anomaly=False)
+    assert np.isnan(jitted(bad).asnumpy()[0])  # off again: replayed, NaN as eager gives
+    assert jitted.stats["fallbacks"] == {runtime.ANOMALY: 2}
