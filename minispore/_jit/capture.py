@@ -418,6 +418,10 @@ def _rng_restore(snapshot):
 class Recorder:
     """Receives the tape's call paths while a function runs for the first time."""
 
+    # a primitive's derived input (Conv2D's im2col patches) may come from a node of the trace
+    # (a DataFunction its __call__ records), so a replay makes it once for every node using it
+    derived_as_nodes = True
+
     def __init__(self, arg_tensors):
         self.values = {}  # id(array) -> value id
         self.keep = []  # every array and Tensor seen, alive until the capture ends (stable ids)

@@ -219,7 +219,7 @@ class Conv2D(_ConvGeometry):
         outs = self._out_sizes(x._data.shape[2:], ks)
         if min(outs) <= 0:
             cols = None
-        elif _tape._capturing and _tape._state.capture is not None:
+        elif _tape._capturing and getattr(_tape._state.capture, "derived_as_nodes", False):
             # a graph-mode capture: the patches a node of the trace, so the replay makes them
             # once for the forward and the filter gradient, as eager does
             cols = data_function(_patches, x, static=(self, ks))._data

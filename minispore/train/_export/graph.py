@@ -83,6 +83,8 @@ class _Recorder(_capture.Recorder):
     everything that does not depend on the inputs. A random draw is such a constant too; the
     second capture finds it (it differs) and refuses it."""
 
+    derived_as_nodes = False  # the exported Conv2D makes its own patches
+
     def record(self, prim, operands, out, how):
         n = len(self.steps)
         super().record(prim, operands, out, how)
