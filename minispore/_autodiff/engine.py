@@ -393,10 +393,11 @@ def _differentiate(fn, args, kwargs, positions, weights, has_aux, sens, what):
                 raise ValueError(f"For '{what}', 'sens' has {len(sens_list)} entries but the "
                                  f"function has {len(heads)} differentiated outputs")
         roots = []
-        for o, sv in zip(heads, sens_list):
+        for k, (o, sv) in enumerate(zip(heads, sens_list)):
             _check_output(o, what)
             if sv is None:
-                sv = const(np.ones(o._data.shape, o._data.dtype))
+                # the shared read-only ones: a gradient returned as it is gets copied (distinct)
+                sv = sens_list[k] = _tape.ones_sensitivity(o._data.shape, o._data.dtype)
             else:
                 sv = _fit_sens(sv, o, what)
             if o._tape is tape.token:

@@ -187,6 +187,29 @@ def const(arr):
     return t
 
 
+# ---- the default sensitivity ---------------------------------------------------------------------
+# `grad` starts its walk from ones of the output's shape and dtype. For small floating-point
+# outputs that array is made once and kept read-only, so nothing can write into it: a call saves
+# np.ones, and a bprop can tell that it multiplies by exactly one (x * 1 is x bit for bit in
+# IEEE arithmetic; math_ops.MulByOne). Entries are never dropped, so the ids in _ONE_IDS always
+# name these arrays.
+_ONES = {}
+_ONE_IDS = set()
+
+
+def ones_sensitivity(shape, dtype):
+    """A constant Tensor of ones of `shape` and NumPy `dtype`: the shared read-only array for
+    small floating-point ones, else a fresh one."""
+    a = _ONES.get((shape, dtype))
+    if a is None:
+        a = np.ones(shape, dtype)
+        if dtype.kind == "f" and a.size <= 256 and len(_ONES) < 256:
+            a.flags.writeable = False
+            _ONES[(shape, dtype)] = a
+            _ONE_IDS.add(id(a))
+    return const(a)
+
+
 def write_in_place(target, value):
     """`target <- value` (a Tensor of its shape) in place, with the undo log and a version bump;
     a graph-mode capture records it as a write that every replay makes again."""

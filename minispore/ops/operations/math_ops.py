@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 from ..._autodiff import tape as _tape
-from ..._autodiff.tape import apply, binary, call1, const, wrap
+from ..._autodiff.tape import _ONE_IDS, apply, binary, call1, const, wrap
 from ..._quiet import _IGNORE
 from ..._quiet import _reset as _quiet_reset
 from ..._quiet import _set as _quiet_set
@@ -89,9 +89,73 @@ class Mul(Binary):
 
     def bprop(self, saved, dout, needs):
         x, y = saved
-        if dout._data.dtype.kind == "c":
+        d = dout._data
+        if d.dtype.kind == "c":
             x, y = _conj_of(x), _conj_of(y)
+        elif (needs[0] is not needs[1] or id(d) in _ONE_IDS) and not _tape._capturing:
+            # a constant factor, or the default sensitivity: either may be exactly one
+            return (_product(dout, y) if needs[0] else None), \
+                (_product(dout, x) if needs[1] else None)
         return (dout * y if needs[0] else None), (dout * x if needs[1] else None)
+
+
+# ---- products with the default sensitivity ------------------------------------------------------
+# Nested `grad` multiplies by its ones sensitivity (tape.ones_sensitivity), and every later order
+# differentiates those products again: a fourth derivative of sin(x) exp(x) records 24 products
+# by one out of 59 nodes. x * 1 is x bit for bit, so such a product is made a MulByOne copy: a
+# node of the same inputs and output slot (every later walk adds the same terms in the same
+# order, so results keep their bits) at a copy's cost, whose own bprop is again a MulByOne.
+# Graph-mode capture keeps the products (its `simplify` pass removes them).
+
+def _is_unit(t, other):
+    """Whether Tensor `t` is the shared ones sensitivity, untracked, of `other`'s shape and
+    dtype, with `other` C-contiguous: `other * t` is then `other`'s bits in `other`'s layout."""
+    if type(t) is not Tensor or id(t._data) not in _ONE_IDS or t._tape is not None or \
+            not isinstance(other, Tensor):
+        return False
+    a, b = t._data, other._data
+    return a.shape == b.shape and a.dtype == b.dtype and b.flags.c_contiguous
+
+
+def _product(dout, v):
+    """dout * v for a Mul gradient, as a copy where one factor is exactly one."""
+    if _is_unit(v, dout):
+        return _unit_gradient(dout)
+    if _is_unit(dout, v):
+        return call1(_MUL_BY_ONE, v)  # a copy: v may be a forward value the caller holds
+    return dout * v
+
+
+def _unit_gradient(g):
+    """g * 1 for C-contiguous gradient g: a recorded MulByOne where the product would have been
+    recorded, else g itself (unrecorded, the product is only a value, and gradients may share
+    memory: the engine writes only into buffers it made)."""
+    if _tape._active:
+        tape = _tape._state.tape
+        if tape is not None and g._tape is tape.token:
+            return call1(_MUL_BY_ONE, g)
+    return g
+
+
+@register
+class MulByOne(Unary):
+    """x * ones(x.shape, x.dtype) for floating-point C-contiguous x: a copy of x (the product's
+    bits and layout). Made by the Mul bprop in place of products by the default sensitivity.
+    dx = dout * 1: again a MulByOne."""
+
+    internal = True
+
+    def forward(self, x):
+        return x.copy()
+
+    def bprop(self, saved, dout, needs):
+        d = dout._data
+        if d.flags.c_contiguous and not _tape._capturing:
+            return (_unit_gradient(dout),)
+        return (dout * _tape.ones_sensitivity(d.shape, d.dtype),)
+
+
+_MUL_BY_ONE = MulByOne()
 
 
 def _true_divide(x, y):
