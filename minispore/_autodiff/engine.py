@@ -9,7 +9,7 @@ from ..ops.operations.array_ops import Identity, sum_to
 from ..ops.operations.math_ops import cast
 from ..common import _writes
 from . import tape as _tape
-from .._quiet import quiet_region
+from .._quiet import _IGNORE, _reset as _quiet_reset, _set as _quiet_set
 from .hooks import attach, run_tensor_hooks
 from .tape import _state, apply, const, wrap
 
@@ -36,15 +36,23 @@ def backward(tape, start, roots, nested):
     reaches the node that produced the slot; slots produced before `start` (inputs, weights) are
     left to the caller.
     """
-    with quiet_region():
+    token = _quiet_set(_IGNORE)  # perf: quiet_region's state, set without a context manager
+    try:
         return _walk(tape, start, roots, nested)
+    finally:
+        _quiet_reset(token)
 
 
 # Readiness hooks: tape -> {slot: callback(gradient or None)}, set while the tape records (the
 # data-parallel reducer starts a bucket's all-reduce as soon as its weights' gradients are final).
 # A first-order walk calls each callback once no later node can add to the slot: after the
 # earliest node reading it. Nested walks ignore them (the gradients are recorded, not final).
-ready_hooks = weakref.WeakKeyDictionary()
+class _ReadyHooks(weakref.WeakKeyDictionary):
+    def __bool__(self):  # perf: every walk asks; WeakKeyDictionary's __len__ is Python code
+        return bool(self.data)
+
+
+ready_hooks = _ReadyHooks()
 
 
 def _ready_plan(nodes, start, hooks, grads):
@@ -88,7 +96,10 @@ def _walk(tape, start, roots, nested):
             owned[slot] = 1
 
     for slot, sens in roots:
-        add(slot, sens)
+        if grads[slot] is None:
+            grads[slot] = sens
+        else:
+            add(slot, sens)
     if ready is not None:
         ready = None if nested else _ready_plan(nodes, start, ready, grads)
 
@@ -336,15 +347,22 @@ def _result_grad(grads, slot, like):
 _IDENTITY = Identity()
 
 
-def distinct(results, taken=()):
+def distinct(results, *taken):
     """`results` (Tensors) with a copy in place of each one whose memory another result, or a
-    Tensor in `taken` (the caller's inputs, sensitivities, tangents), already holds: every
-    returned gradient is its own array, so editing one in place changes nothing else. The copy
-    is an `Identity`, recorded when an outer transform tracks the result."""
-    seen = {id(_writes.memory_owner(t._data)) for t in taken}
+    Tensor in the sequences `taken` (the caller's inputs, sensitivities, tangents; other items
+    are skipped), already holds: every returned gradient is its own array, so editing one in
+    place changes nothing else. The copy is an `Identity`, recorded when an outer transform
+    tracks the result."""
+    seen = set()
+    for group in taken:
+        for t in group:
+            if isinstance(t, Tensor):
+                a = t._data
+                seen.add(id(a if a.base is None else _writes.memory_owner(a)))
     out = []
     for t in results:
-        key = id(_writes.memory_owner(t._data))
+        a = t._data
+        key = id(a if a.base is None else _writes.memory_owner(a))
         if key in seen:
             t = apply(_IDENTITY, (t,))
         else:
@@ -380,7 +398,7 @@ def _differentiate(fn, args, kwargs, positions, weights, has_aux, sens, what):
     with _writes.guarded(), _Session() as s:  # a failed call rolls back its in-place writes
         tape = s.tape
         call_args, in_slots = _track_inputs(s, args, positions)
-        w_slots = [s.track_param(w) for w in weights or ()]
+        w_slots = [s.track_param(w) for w in weights] if weights else ()
         start = len(tape.nodes)
         out = fn(*call_args, **kwargs)
         heads = _flatten_outputs(out, has_aux, what)
@@ -412,12 +430,15 @@ def _differentiate(fn, args, kwargs, positions, weights, has_aux, sens, what):
                 grads = backward(tape, start, roots, False)
                 if tape.hooks:
                     _hook_leaves(tape.hooks, grads, in_slots, w_slots)
-        check_weight_gradients(grads, w_slots, weights, what)
         in_grads = [_result_grad(grads, sl, args[p]._data)
                     for sl, p in zip(in_slots, positions or ())]
-        w_grads = [_result_grad(grads, sl, w._data) for sl, w in zip(w_slots, weights or ())]
-        mine = distinct(in_grads + w_grads, _sens_and_leaves(args, weights, sens_list))
-        in_grads, w_grads = mine[:len(in_grads)], mine[len(in_grads):]
+        if weights:
+            check_weight_gradients(grads, w_slots, weights, what)
+            w_grads = [_result_grad(grads, sl, w._data) for sl, w in zip(w_slots, weights)]
+            mine = distinct(in_grads + w_grads, args, weights, sens_list)
+            in_grads, w_grads = mine[:len(in_grads)], mine[len(in_grads):]
+        else:
+            in_grads, w_grads = distinct(in_grads, args, sens_list), ()
     if has_aux:
         out = (out[0],) + tuple(_stop(o) for o in out[1:])
     return out, in_grads, w_grads
@@ -458,10 +479,6 @@ def check_weight_gradients(grads, w_slots, weights, what):
             raise TypeError(f"For '{what}', the Parameter '{w.name}' in 'weights' has dtype "
                             f"{w.dtype}: gradients are defined for floating-point Parameters "
                             f"only (leave it out of 'weights', or set requires_grad=False)")
-
-
-def _sens_and_leaves(args, weights, sens):
-    return [t for t in (*args, *(weights or ()), *sens) if isinstance(t, Tensor)]
 
 
 def _hook_leaves(hooks, grads, in_slots, w_slots):

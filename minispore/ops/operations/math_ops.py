@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 from ..._autodiff import tape as _tape
-from ..._autodiff.tape import _ONE_IDS, apply, binary, call1, const, wrap
+from ..._autodiff.tape import _ONE_IDS, NEEDS_TT, apply, binary, call1, const, wrap
 from ..._quiet import _IGNORE
 from ..._quiet import _reset as _quiet_reset
 from ..._quiet import _set as _quiet_set
@@ -89,13 +89,11 @@ class Mul(Binary):
 
     def bprop(self, saved, dout, needs):
         x, y = saved
-        d = dout._data
-        if d.dtype.kind == "c":
+        if needs is NEEDS_TT and id(dout._data) in _ONE_IDS and \
+                not (_tape._capturing or _tape._casting):
+            return _product(dout, y), _product(dout, x)  # two tracked factors by the ones
+        if dout._data.dtype.kind == "c":
             x, y = _conj_of(x), _conj_of(y)
-        elif (needs[0] is not needs[1] or id(d) in _ONE_IDS) and not _tape._capturing:
-            # a constant factor, or the default sensitivity: either may be exactly one
-            return (_product(dout, y) if needs[0] else None), \
-                (_product(dout, x) if needs[1] else None)
         return (dout * y if needs[0] else None), (dout * x if needs[1] else None)
 
 
@@ -117,13 +115,10 @@ def _is_unit(t, other):
     return a.shape == b.shape and a.dtype == b.dtype and b.flags.c_contiguous
 
 
-def _product(dout, v):
-    """dout * v for a Mul gradient, as a copy where one factor is exactly one."""
-    if _is_unit(v, dout):
-        return _unit_gradient(dout)
-    if _is_unit(dout, v):
-        return call1(_MUL_BY_ONE, v)  # a copy: v may be a forward value the caller holds
-    return dout * v
+def _product(ones, v):
+    """ones * v for a Mul gradient: a MulByOne copy where that is the product's bits and layout
+    (a copy, not v: v is a forward value the caller may hold)."""
+    return call1(_MUL_BY_ONE, v) if _is_unit(ones, v) else ones * v
 
 
 def _unit_gradient(g):
@@ -150,7 +145,7 @@ class MulByOne(Unary):
 
     def bprop(self, saved, dout, needs):
         d = dout._data
-        if d.flags.c_contiguous and not _tape._capturing:
+        if d.flags.c_contiguous and not (_tape._capturing or _tape._casting):
             return (_unit_gradient(dout),)
         return (dout * _tape.ones_sensitivity(d.shape, d.dtype),)
 
