@@ -203,21 +203,31 @@ class _Session:
     """One transform's use of the thread's tape: joins the outer transform's tape if there is
     one, else starts a new one; tracks this transform's inputs and weights; always restores."""
 
-    __slots__ = ("tape", "outer", "added_params")
+    __slots__ = ("tape", "outer", "added_params", "stopped")
 
     def __enter__(self):
         self.outer = _state.tape
         self.tape = _tape.begin_transform(self.outer)
         self.added_params = []
+        self.stopped = False
         return self
 
     def __exit__(self, *exc):
         tape = self.tape
         for p in self.added_params:
             del tape.params[id(p)]
-        _tape.end_transform(tape, self.outer)
+        if self.stopped:
+            tape.depth -= 1
+            _state.tape = self.outer
+        else:
+            _tape.end_transform(tape, self.outer)
         self.tape = self.added_params = None
         return False
+
+    def stop_recording(self):
+        """Record nothing more in this session (an outermost transform's first-order walk):
+        `pause_recording` until the session ends, without the resume it would pay."""
+        self.stopped = _tape.stop_recording()
 
     def track_input(self, t):
         """A fresh tracked Tensor standing for input `t` (linked to `t` if an outer transform
@@ -401,7 +411,8 @@ def _differentiate(fn, args, kwargs, positions, weights, has_aux, sens, what):
         w_slots = [s.track_param(w) for w in weights] if weights else ()
         start = len(tape.nodes)
         out = fn(*call_args, **kwargs)
-        heads = _flatten_outputs(out, has_aux, what)
+        heads = [out] if type(out) is Tensor and not has_aux else \
+            _flatten_outputs(out, has_aux, what)
         if sens is None:
             sens_list = [None] * len(heads)
         else:
@@ -411,8 +422,9 @@ def _differentiate(fn, args, kwargs, positions, weights, has_aux, sens, what):
                 raise ValueError(f"For '{what}', 'sens' has {len(sens_list)} entries but the "
                                  f"function has {len(heads)} differentiated outputs")
         roots = []
-        for k, (o, sv) in enumerate(zip(heads, sens_list)):
+        for k, o in enumerate(heads):
             _check_output(o, what)
+            sv = sens_list[k]
             if sv is None:
                 # the shared read-only ones: a gradient returned as it is gets copied (distinct)
                 sv = sens_list[k] = _tape.ones_sensitivity(o._data.shape, o._data.dtype)
@@ -426,12 +438,15 @@ def _differentiate(fn, args, kwargs, positions, weights, has_aux, sens, what):
             if tape.hooks:
                 _hook_leaves(tape.hooks, grads, in_slots, w_slots)
         else:
-            with _tape.pause_recording():  # first-order: bprops run without recording
-                grads = backward(tape, start, roots, False)
-                if tape.hooks:
-                    _hook_leaves(tape.hooks, grads, in_slots, w_slots)
-        in_grads = [_result_grad(grads, sl, args[p]._data)
-                    for sl, p in zip(in_slots, positions or ())]
+            s.stop_recording()  # first-order: bprops run without recording
+            grads = backward(tape, start, roots, False)
+            if tape.hooks:
+                _hook_leaves(tape.hooks, grads, in_slots, w_slots)
+        if len(in_slots) == 1:
+            in_grads = [_result_grad(grads, in_slots[0], args[positions[0]]._data)]
+        else:
+            in_grads = [_result_grad(grads, sl, args[p]._data)
+                        for sl, p in zip(in_slots, positions or ())]
         if weights:
             check_weight_gradients(grads, w_slots, weights, what)
             w_grads = [_result_grad(grads, sl, w._data) for sl, w in zip(w_slots, weights)]
@@ -451,6 +466,14 @@ def _track_inputs(session, args, positions):
     the argument and through the Cell share one slot; each position reports the total
     derivative."""
     call_args = list(args)
+    if positions is not None and len(positions) == 1 and not isinstance(args[positions[0]],
+                                                                        Parameter):
+        a = args[positions[0]]  # perf: the usual single input
+        w = session.track_input(a)
+        for q, b in enumerate(args):
+            if b is a:
+                call_args[q] = w
+        return call_args, [w._slot]
     tracked = {}
     in_slots = []
     for p in positions or ():
@@ -579,12 +602,14 @@ def value_and_grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=
     fn, positions, single_pos, weights, single_w = _transform_args(fn, grad_position, weights,
                                                                    what)
 
+    bare = single_pos and weights is None and not return_ids  # the result is in_grads[0]
+
     def value_and_grad_fn(*args, **kwargs):
-        args, sens = _split_sens(args, sens_param, what)
+        args, sens = _split_sens(args, sens_param, what) if sens_param else (args, None)
         out, in_grads, w_grads = _differentiate(fn, args, kwargs, positions, weights, has_aux,
                                                 sens, what)
-        return out, _structure(in_grads, w_grads, positions, single_pos, weights, single_w,
-                               return_ids)
+        return out, in_grads[0] if bare else _structure(in_grads, w_grads, positions,
+                                                        single_pos, weights, single_w, return_ids)
 
     return value_and_grad_fn
 
@@ -597,11 +622,14 @@ def grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False, sen
     fn, positions, single_pos, weights, single_w = _transform_args(fn, grad_position, weights,
                                                                    what)
 
+    bare = single_pos and weights is None and not return_ids  # the result is in_grads[0]
+
     def grad_fn(*args, **kwargs):
-        args, sens = _split_sens(args, sens_param, what)
+        args, sens = _split_sens(args, sens_param, what) if sens_param else (args, None)
         out, in_grads, w_grads = _differentiate(fn, args, kwargs, positions, weights, has_aux,
                                                 sens, what)
-        g = _structure(in_grads, w_grads, positions, single_pos, weights, single_w, return_ids)
+        g = in_grads[0] if bare else _structure(in_grads, w_grads, positions, single_pos,
+                                                weights, single_w, return_ids)
         return (g, tuple(out[1:])) if has_aux else g
 
     return grad_fn

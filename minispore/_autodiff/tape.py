@@ -130,6 +130,18 @@ def recording():
     return _state.tape if _active else None
 
 
+def stop_recording():
+    """Stop this thread's recording for the rest of its transform (which restores the state as
+    it ends, without counting itself out again). Returns False if it was not recording."""
+    global _active
+    if _state.tape is None:
+        return False
+    _state.tape = None
+    with _active_lock:
+        _active -= 1
+    return True
+
+
 class pause_recording:
     """Context manager: run without recording (first-order backward passes, `no_grad` regions).
     Re-entrant and thread-local. While paused, this thread's transform leaves the global count,
