@@ -696,6 +696,19 @@ def _record(tape, prim, args, ins, out):
     return t
 
 
+def recorded_copy(prim, x):
+    """A copy of Tensor x as the output of `prim`, a one-input primitive whose forward copies and
+    whose bprop reads nothing (math_ops.MulByOne), recorded; None where this thread's tape does
+    not track x. call1 without the compute-dtype and capture paths, which the callers rule out."""
+    if _active:
+        tape = _state.tape
+        if tape is not None and x._tape is tape.token:
+            t = _tracked(x._data.copy(), tape)
+            tape.nodes.append((prim, (x._slot,), NEEDS1, t._slot, (), _writes.clock, None))
+            return t
+    return None
+
+
 def record_node(tape, prim, ins, out_tensor, saved):
     """Append a node whose output Tensor was made by the caller (leaf links, hooks)."""
     slot = tape.new_slot()

@@ -10,7 +10,8 @@ import math
 import numpy as np
 
 from ..._autodiff import tape as _tape
-from ..._autodiff.tape import _ONE_IDS, NEEDS_TT, apply, binary, call1, const, wrap
+from ..._autodiff.tape import (_ONE_IDS, NEEDS_TT, apply, binary, call1, const,
+                                recorded_copy, wrap)
 from ..._quiet import _IGNORE
 from ..._quiet import _reset as _quiet_reset
 from ..._quiet import _set as _quiet_set
@@ -118,18 +119,18 @@ def _is_unit(t, other):
 def _product(ones, v):
     """ones * v for a Mul gradient: a MulByOne copy where that is the product's bits and layout
     (a copy, not v: v is a forward value the caller may hold)."""
-    return call1(_MUL_BY_ONE, v) if _is_unit(ones, v) else ones * v
+    if not _is_unit(ones, v):
+        return ones * v
+    t = recorded_copy(_MUL_BY_ONE, v)
+    return wrap(v._data.copy()) if t is None else t
 
 
 def _unit_gradient(g):
     """g * 1 for C-contiguous gradient g: a recorded MulByOne where the product would have been
     recorded, else g itself (unrecorded, the product is only a value, and gradients may share
     memory: the engine writes only into buffers it made)."""
-    if _tape._active:
-        tape = _tape._state.tape
-        if tape is not None and g._tape is tape.token:
-            return call1(_MUL_BY_ONE, g)
-    return g
+    t = recorded_copy(_MUL_BY_ONE, g)
+    return g if t is None else t
 
 
 @register
