@@ -10,6 +10,7 @@ from ..ops.operations.math_ops import cast
 from ..common import _writes
 from . import tape as _tape
 from .._quiet import _IGNORE, _reset as _quiet_reset, _set as _quiet_set
+from . import hooks as _hooks
 from .hooks import attach, run_tensor_hooks
 from .tape import _state, apply, const, wrap
 
@@ -239,9 +240,10 @@ class _Session:
         else:
             w._tape = tape.token
             w._slot = tape.new_slot()
-        hooks = getattr(t, "_hooks", None)  # hooks registered on the caller's tensor apply here
-        if hooks:
-            attach(tape, w._slot, hooks)
+        if _hooks.registered:
+            hooks = getattr(t, "_hooks", None)  # hooks registered on the caller's tensor apply
+            if hooks:
+                attach(tape, w._slot, hooks)
         return w
 
     def track_param(self, p):
@@ -250,22 +252,11 @@ class _Session:
         if slot is None:
             slot = tape.params[id(p)] = tape.new_slot()
             self.added_params.append(p)
-            hooks = getattr(p, "_hooks", None)
-            if hooks:
-                attach(tape, slot, hooks)
+            if _hooks.registered:
+                hooks = getattr(p, "_hooks", None)
+                if hooks:
+                    attach(tape, slot, hooks)
         return slot
-
-
-class _Identity:
-    """Links an input's wrapper to the outer tape's slot for it."""
-
-    name = "Identity"
-
-    def bprop(self, saved, dout, needs):
-        return (dout,)
-
-
-_IDENTITY = _Identity()
 
 
 def _flatten_outputs(out, has_aux, what):
@@ -354,7 +345,7 @@ def _result_grad(grads, slot, like):
     return g
 
 
-_IDENTITY = Identity()
+_IDENTITY = Identity()  # links an input's wrapper to the outer tape's slot; copies results
 
 
 def distinct(results, *taken):

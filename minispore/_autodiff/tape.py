@@ -605,14 +605,12 @@ def binary_operator(prim, reflected=False):
                 out = _asarray(out)
             if _active and diff:
                 tape = _state.tape
-                if tape is not None:
+                if tape is not None and (self._tape is tape.token or other._tape is tape.token):
                     t = (_record_binary(tape, prim, other, self, out) if reflected else
                          _record_binary(tape, prim, self, other, out))
-                    if t is not None:
-                        if _capturing:
-                            _capture(prim, (other, self) if reflected else (self, other), t,
-                                     "op")
-                        return t
+                    if _capturing:
+                        _capture(prim, (other, self) if reflected else (self, other), t, "op")
+                    return t
         else:
             return binary(prim, other, self) if reflected else binary(prim, self, other)
         t = _new(Tensor)
