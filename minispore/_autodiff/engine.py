@@ -9,7 +9,8 @@ from ..ops.operations.array_ops import Identity, sum_to
 from ..ops.operations.math_ops import cast
 from ..common import _writes
 from . import tape as _tape
-from .._quiet import quiet_region
+from .._quiet import _IGNORE, _reset as _quiet_reset, _set as _quiet_set
+from . import hooks as _hooks
 from .hooks import attach, run_tensor_hooks
 from .tape import _state, apply, const, wrap
 
@@ -36,15 +37,23 @@ def backward(tape, start, roots, nested):
     reaches the node that produced the slot; slots produced before `start` (inputs, weights) are
     left to the caller.
     """
-    with quiet_region():
+    token = _quiet_set(_IGNORE)  # perf: quiet_region's state, set without a context manager
+    try:
         return _walk(tape, start, roots, nested)
+    finally:
+        _quiet_reset(token)
 
 
 # Readiness hooks: tape -> {slot: callback(gradient or None)}, set while the tape records (the
 # data-parallel reducer starts a bucket's all-reduce as soon as its weights' gradients are final).
 # A first-order walk calls each callback once no later node can add to the slot: after the
 # earliest node reading it. Nested walks ignore them (the gradients are recorded, not final).
-ready_hooks = weakref.WeakKeyDictionary()
+class _ReadyHooks(weakref.WeakKeyDictionary):
+    def __bool__(self):  # perf: every walk asks; WeakKeyDictionary's __len__ is Python code
+        return bool(self.data)
+
+
+ready_hooks = _ReadyHooks()
 
 
 def _ready_plan(nodes, start, hooks, grads):
@@ -88,7 +97,10 @@ def _walk(tape, start, roots, nested):
             owned[slot] = 1
 
     for slot, sens in roots:
-        add(slot, sens)
+        if grads[slot] is None:
+            grads[slot] = sens
+        else:
+            add(slot, sens)
     if ready is not None:
         ready = None if nested else _ready_plan(nodes, start, ready, grads)
 
@@ -192,21 +204,31 @@ class _Session:
     """One transform's use of the thread's tape: joins the outer transform's tape if there is
     one, else starts a new one; tracks this transform's inputs and weights; always restores."""
 
-    __slots__ = ("tape", "outer", "added_params")
+    __slots__ = ("tape", "outer", "added_params", "stopped")
 
     def __enter__(self):
         self.outer = _state.tape
         self.tape = _tape.begin_transform(self.outer)
         self.added_params = []
+        self.stopped = False
         return self
 
     def __exit__(self, *exc):
         tape = self.tape
         for p in self.added_params:
             del tape.params[id(p)]
-        _tape.end_transform(tape, self.outer)
+        if self.stopped:
+            tape.depth -= 1
+            _state.tape = self.outer
+        else:
+            _tape.end_transform(tape, self.outer)
         self.tape = self.added_params = None
         return False
+
+    def stop_recording(self):
+        """Record nothing more in this session (an outermost transform's first-order walk):
+        `pause_recording` until the session ends, without the resume it would pay."""
+        self.stopped = _tape.stop_recording()
 
     def track_input(self, t):
         """A fresh tracked Tensor standing for input `t` (linked to `t` if an outer transform
@@ -218,9 +240,10 @@ class _Session:
         else:
             w._tape = tape.token
             w._slot = tape.new_slot()
-        hooks = getattr(t, "_hooks", None)  # hooks registered on the caller's tensor apply here
-        if hooks:
-            attach(tape, w._slot, hooks)
+        if _hooks.registered:
+            hooks = getattr(t, "_hooks", None)  # hooks registered on the caller's tensor apply
+            if hooks:
+                attach(tape, w._slot, hooks)
         return w
 
     def track_param(self, p):
@@ -229,22 +252,11 @@ class _Session:
         if slot is None:
             slot = tape.params[id(p)] = tape.new_slot()
             self.added_params.append(p)
-            hooks = getattr(p, "_hooks", None)
-            if hooks:
-                attach(tape, slot, hooks)
+            if _hooks.registered:
+                hooks = getattr(p, "_hooks", None)
+                if hooks:
+                    attach(tape, slot, hooks)
         return slot
-
-
-class _Identity:
-    """Links an input's wrapper to the outer tape's slot for it."""
-
-    name = "Identity"
-
-    def bprop(self, saved, dout, needs):
-        return (dout,)
-
-
-_IDENTITY = _Identity()
 
 
 def _flatten_outputs(out, has_aux, what):
@@ -333,18 +345,25 @@ def _result_grad(grads, slot, like):
     return g
 
 
-_IDENTITY = Identity()
+_IDENTITY = Identity()  # links an input's wrapper to the outer tape's slot; copies results
 
 
-def distinct(results, taken=()):
+def distinct(results, *taken):
     """`results` (Tensors) with a copy in place of each one whose memory another result, or a
-    Tensor in `taken` (the caller's inputs, sensitivities, tangents), already holds: every
-    returned gradient is its own array, so editing one in place changes nothing else. The copy
-    is an `Identity`, recorded when an outer transform tracks the result."""
-    seen = {id(_writes.memory_owner(t._data)) for t in taken}
+    Tensor in the sequences `taken` (the caller's inputs, sensitivities, tangents; other items
+    are skipped), already holds: every returned gradient is its own array, so editing one in
+    place changes nothing else. The copy is an `Identity`, recorded when an outer transform
+    tracks the result."""
+    seen = set()
+    for group in taken:
+        for t in group:
+            if isinstance(t, Tensor):
+                a = t._data
+                seen.add(id(a if a.base is None else _writes.memory_owner(a)))
     out = []
     for t in results:
-        key = id(_writes.memory_owner(t._data))
+        a = t._data
+        key = id(a if a.base is None else _writes.memory_owner(a))
         if key in seen:
             t = apply(_IDENTITY, (t,))
         else:
@@ -380,10 +399,11 @@ def _differentiate(fn, args, kwargs, positions, weights, has_aux, sens, what):
     with _writes.guarded(), _Session() as s:  # a failed call rolls back its in-place writes
         tape = s.tape
         call_args, in_slots = _track_inputs(s, args, positions)
-        w_slots = [s.track_param(w) for w in weights or ()]
+        w_slots = [s.track_param(w) for w in weights] if weights else ()
         start = len(tape.nodes)
         out = fn(*call_args, **kwargs)
-        heads = _flatten_outputs(out, has_aux, what)
+        heads = [out] if type(out) is Tensor and not has_aux else \
+            _flatten_outputs(out, has_aux, what)
         if sens is None:
             sens_list = [None] * len(heads)
         else:
@@ -393,10 +413,12 @@ def _differentiate(fn, args, kwargs, positions, weights, has_aux, sens, what):
                 raise ValueError(f"For '{what}', 'sens' has {len(sens_list)} entries but the "
                                  f"function has {len(heads)} differentiated outputs")
         roots = []
-        for o, sv in zip(heads, sens_list):
+        for k, o in enumerate(heads):
             _check_output(o, what)
+            sv = sens_list[k]
             if sv is None:
-                sv = const(np.ones(o._data.shape, o._data.dtype))
+                # the shared read-only ones: a gradient returned as it is gets copied (distinct)
+                sv = sens_list[k] = _tape.ones_sensitivity(o._data.shape, o._data.dtype)
             else:
                 sv = _fit_sens(sv, o, what)
             if o._tape is tape.token:
@@ -407,16 +429,22 @@ def _differentiate(fn, args, kwargs, positions, weights, has_aux, sens, what):
             if tape.hooks:
                 _hook_leaves(tape.hooks, grads, in_slots, w_slots)
         else:
-            with _tape.pause_recording():  # first-order: bprops run without recording
-                grads = backward(tape, start, roots, False)
-                if tape.hooks:
-                    _hook_leaves(tape.hooks, grads, in_slots, w_slots)
-        check_weight_gradients(grads, w_slots, weights, what)
-        in_grads = [_result_grad(grads, sl, args[p]._data)
-                    for sl, p in zip(in_slots, positions or ())]
-        w_grads = [_result_grad(grads, sl, w._data) for sl, w in zip(w_slots, weights or ())]
-        mine = distinct(in_grads + w_grads, _sens_and_leaves(args, weights, sens_list))
-        in_grads, w_grads = mine[:len(in_grads)], mine[len(in_grads):]
+            s.stop_recording()  # first-order: bprops run without recording
+            grads = backward(tape, start, roots, False)
+            if tape.hooks:
+                _hook_leaves(tape.hooks, grads, in_slots, w_slots)
+        if len(in_slots) == 1:
+            in_grads = [_result_grad(grads, in_slots[0], args[positions[0]]._data)]
+        else:
+            in_grads = [_result_grad(grads, sl, args[p]._data)
+                        for sl, p in zip(in_slots, positions or ())]
+        if weights:
+            check_weight_gradients(grads, w_slots, weights, what)
+            w_grads = [_result_grad(grads, sl, w._data) for sl, w in zip(w_slots, weights)]
+            mine = distinct(in_grads + w_grads, args, weights, sens_list)
+            in_grads, w_grads = mine[:len(in_grads)], mine[len(in_grads):]
+        else:
+            in_grads, w_grads = distinct(in_grads, args, sens_list), ()
     if has_aux:
         out = (out[0],) + tuple(_stop(o) for o in out[1:])
     return out, in_grads, w_grads
@@ -429,6 +457,14 @@ def _track_inputs(session, args, positions):
     the argument and through the Cell share one slot; each position reports the total
     derivative."""
     call_args = list(args)
+    if positions is not None and len(positions) == 1 and not isinstance(args[positions[0]],
+                                                                        Parameter):
+        a = args[positions[0]]  # perf: the usual single input
+        w = session.track_input(a)
+        for q, b in enumerate(args):
+            if b is a:
+                call_args[q] = w
+        return call_args, [w._slot]
     tracked = {}
     in_slots = []
     for p in positions or ():
@@ -457,10 +493,6 @@ def check_weight_gradients(grads, w_slots, weights, what):
             raise TypeError(f"For '{what}', the Parameter '{w.name}' in 'weights' has dtype "
                             f"{w.dtype}: gradients are defined for floating-point Parameters "
                             f"only (leave it out of 'weights', or set requires_grad=False)")
-
-
-def _sens_and_leaves(args, weights, sens):
-    return [t for t in (*args, *(weights or ()), *sens) if isinstance(t, Tensor)]
 
 
 def _hook_leaves(hooks, grads, in_slots, w_slots):
@@ -561,12 +593,14 @@ def value_and_grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=
     fn, positions, single_pos, weights, single_w = _transform_args(fn, grad_position, weights,
                                                                    what)
 
+    bare = single_pos and weights is None and not return_ids  # the result is in_grads[0]
+
     def value_and_grad_fn(*args, **kwargs):
-        args, sens = _split_sens(args, sens_param, what)
+        args, sens = _split_sens(args, sens_param, what) if sens_param else (args, None)
         out, in_grads, w_grads = _differentiate(fn, args, kwargs, positions, weights, has_aux,
                                                 sens, what)
-        return out, _structure(in_grads, w_grads, positions, single_pos, weights, single_w,
-                               return_ids)
+        return out, in_grads[0] if bare else _structure(in_grads, w_grads, positions,
+                                                        single_pos, weights, single_w, return_ids)
 
     return value_and_grad_fn
 
@@ -579,11 +613,14 @@ def grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False, sen
     fn, positions, single_pos, weights, single_w = _transform_args(fn, grad_position, weights,
                                                                    what)
 
+    bare = single_pos and weights is None and not return_ids  # the result is in_grads[0]
+
     def grad_fn(*args, **kwargs):
-        args, sens = _split_sens(args, sens_param, what)
+        args, sens = _split_sens(args, sens_param, what) if sens_param else (args, None)
         out, in_grads, w_grads = _differentiate(fn, args, kwargs, positions, weights, has_aux,
                                                 sens, what)
-        g = _structure(in_grads, w_grads, positions, single_pos, weights, single_w, return_ids)
+        g = in_grads[0] if bare else _structure(in_grads, w_grads, positions, single_pos,
+                                                weights, single_w, return_ids)
         return (g, tuple(out[1:])) if has_aux else g
 
     return grad_fn

@@ -130,6 +130,18 @@ def recording():
     return _state.tape if _active else None
 
 
+def stop_recording():
+    """Stop this thread's recording for the rest of its transform (which restores the state as
+    it ends, without counting itself out again). Returns False if it was not recording."""
+    global _active
+    if _state.tape is None:
+        return False
+    _state.tape = None
+    with _active_lock:
+        _active -= 1
+    return True
+
+
 class pause_recording:
     """Context manager: run without recording (first-order backward passes, `no_grad` regions).
     Re-entrant and thread-local. While paused, this thread's transform leaves the global count,
@@ -185,6 +197,29 @@ def const(arr):
         _state.capture = rec
     rec.constant(t)
     return t
+
+
+# ---- the default sensitivity ---------------------------------------------------------------------
+# `grad` starts its walk from ones of the output's shape and dtype. For small floating-point
+# outputs that array is made once and kept read-only, so nothing can write into it: a call saves
+# np.ones, and a bprop can tell that it multiplies by exactly one (x * 1 is x bit for bit in
+# IEEE arithmetic; math_ops.MulByOne). Entries are never dropped, so the ids in _ONE_IDS always
+# name these arrays.
+_ONES = {}
+_ONE_IDS = set()
+
+
+def ones_sensitivity(shape, dtype):
+    """A constant Tensor of ones of `shape` and NumPy `dtype`: the shared read-only array for
+    small floating-point ones, else a fresh one."""
+    a = _ONES.get((shape, dtype))
+    if a is None:
+        a = np.ones(shape, dtype)
+        if dtype.kind == "f" and a.size <= 256 and len(_ONES) < 256:
+            a.flags.writeable = False
+            _ONES[(shape, dtype)] = a
+            _ONE_IDS.add(id(a))
+    return const(a)
 
 
 def write_in_place(target, value):
@@ -570,14 +605,12 @@ def binary_operator(prim, reflected=False):
                 out = _asarray(out)
             if _active and diff:
                 tape = _state.tape
-                if tape is not None:
+                if tape is not None and (self._tape is tape.token or other._tape is tape.token):
                     t = (_record_binary(tape, prim, other, self, out) if reflected else
                          _record_binary(tape, prim, self, other, out))
-                    if t is not None:
-                        if _capturing:
-                            _capture(prim, (other, self) if reflected else (self, other), t,
-                                     "op")
-                        return t
+                    if _capturing:
+                        _capture(prim, (other, self) if reflected else (self, other), t, "op")
+                    return t
         else:
             return binary(prim, other, self) if reflected else binary(prim, self, other)
         t = _new(Tensor)
@@ -659,6 +692,19 @@ def _record(tape, prim, args, ins, out):
         saved = _pack(saved)
     tape.nodes.append((prim, ins, needs_of(ins), slot, saved, _writes.clock, meta))
     return t
+
+
+def recorded_copy(prim, x):
+    """A copy of Tensor x as the output of `prim`, a one-input primitive whose forward copies and
+    whose bprop reads nothing (math_ops.MulByOne), recorded; None where this thread's tape does
+    not track x. call1 without the compute-dtype and capture paths, which the callers rule out."""
+    if _active:
+        tape = _state.tape
+        if tape is not None and x._tape is tape.token:
+            t = _tracked(x._data.copy(), tape)
+            tape.nodes.append((prim, (x._slot,), NEEDS1, t._slot, (), _writes.clock, None))
+            return t
+    return None
 
 
 def record_node(tape, prim, ins, out_tensor, saved):

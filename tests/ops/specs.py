@@ -112,6 +112,7 @@ NONZERO = S.Domain(-3, 3, avoid=(0.0,), gap=0.5)
 spec("Add", two(), lambda a, x, y: M.Add()(x, y), lambda a, x, y: x + y)
 spec("Sub", two(), lambda a, x, y: M.Sub()(x, y), lambda a, x, y: x - y)
 spec("Mul", two(), lambda a, x, y: M.Mul()(x, y), lambda a, x, y: x * y)
+spec("MulByOne", one(), lambda a, x: M.MulByOne()(x), lambda a, x: x * np.ones_like(x))
 spec("RealDiv", two(S.REALS, NONZERO), lambda a, x, y: M.RealDiv()(x, y), lambda a, x, y: x / y)
 
 

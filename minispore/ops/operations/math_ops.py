@@ -10,7 +10,8 @@ import math
 import numpy as np
 
 from ..._autodiff import tape as _tape
-from ..._autodiff.tape import apply, binary, call1, const, wrap
+from ..._autodiff.tape import (_ONE_IDS, NEEDS_TT, apply, binary, call1, const,
+                                recorded_copy, wrap)
 from ..._quiet import _IGNORE
 from ..._quiet import _reset as _quiet_reset
 from ..._quiet import _set as _quiet_set
@@ -89,9 +90,68 @@ class Mul(Binary):
 
     def bprop(self, saved, dout, needs):
         x, y = saved
+        if needs is NEEDS_TT and id(dout._data) in _ONE_IDS and \
+                not (_tape._capturing or _tape._casting):
+            return _product(dout, y), _product(dout, x)  # two tracked factors by the ones
         if dout._data.dtype.kind == "c":
             x, y = _conj_of(x), _conj_of(y)
         return (dout * y if needs[0] else None), (dout * x if needs[1] else None)
+
+
+# ---- products with the default sensitivity ------------------------------------------------------
+# Nested `grad` multiplies by its ones sensitivity (tape.ones_sensitivity), and every later order
+# differentiates those products again: a fourth derivative of sin(x) exp(x) records 24 products
+# by one out of 59 nodes. x * 1 is x bit for bit, so such a product is made a MulByOne copy: a
+# node of the same inputs and output slot (every later walk adds the same terms in the same
+# order, so results keep their bits) at a copy's cost, whose own bprop is again a MulByOne.
+# Graph-mode capture keeps the products (its `simplify` pass removes them).
+
+def _is_unit(t, other):
+    """Whether Tensor `t` is the shared ones sensitivity, untracked, of `other`'s shape and
+    dtype, with `other` C-contiguous: `other * t` is then `other`'s bits in `other`'s layout."""
+    if type(t) is not Tensor or id(t._data) not in _ONE_IDS or t._tape is not None or \
+            not isinstance(other, Tensor):
+        return False
+    a, b = t._data, other._data
+    return a.shape == b.shape and a.dtype == b.dtype and b.flags.c_contiguous
+
+
+def _product(ones, v):
+    """ones * v for a Mul gradient: a MulByOne copy where that is the product's bits and layout
+    (a copy, not v: v is a forward value the caller may hold)."""
+    if not _is_unit(ones, v):
+        return ones * v
+    t = recorded_copy(_MUL_BY_ONE, v)
+    return wrap(v._data.copy()) if t is None else t
+
+
+def _unit_gradient(g):
+    """g * 1 for C-contiguous gradient g: a recorded MulByOne where the product would have been
+    recorded, else g itself (unrecorded, the product is only a value, and gradients may share
+    memory: the engine writes only into buffers it made)."""
+    t = recorded_copy(_MUL_BY_ONE, g)
+    return g if t is None else t
+
+
+@register
+class MulByOne(Unary):
+    """x * ones(x.shape, x.dtype) for floating-point C-contiguous x: a copy of x (the product's
+    bits and layout). Made by the Mul bprop in place of products by the default sensitivity.
+    dx = dout * 1: again a MulByOne."""
+
+    internal = True
+
+    def forward(self, x):
+        return x.copy()
+
+    def bprop(self, saved, dout, needs):
+        d = dout._data
+        if d.flags.c_contiguous and not (_tape._capturing or _tape._casting):
+            return (_unit_gradient(dout),)
+        return (dout * _tape.ones_sensitivity(d.shape, d.dtype),)
+
+
+_MUL_BY_ONE = MulByOne()
 
 
 def _true_divide(x, y):
