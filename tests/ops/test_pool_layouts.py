@@ -93,3 +93,27 @@ def test_tiled_max_pool_gradient_keeps_the_channels_last_layout():
     dx = pool.bprop((wrap(x), wrap(pool.forward(x))), Tensor(np.ones((2, 3, 2, 2))),
                     (True,))[0]
     assert dx._data.transpose(0, 2, 3, 1).flags.c_contiguous
+
+
+@pytest.mark.parametrize("kernel", [(2, 2), (3, 2), (2, 3), (1, 2), (2, 1)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_tiled_max_pool_nan_inf_and_zero_ties_on_every_layout(kernel, dtype):
+    """The tiled path works on the input's memory shifted by each tap's offset, whatever the
+    layout: NaN, -inf, +-0 ties (ReLU outputs) and all -inf windows route as the reference does,
+    and the values are the windows' maxima with NaN kept."""
+    kh, kw = kernel
+    rng = np.random.default_rng(kh * 10 + kw)
+    shape = (2, 3 * kh, 4 * kw, 5)
+    nhwc = rng.choice(np.array([np.nan, -np.inf, np.inf, 0.0, -0.0, 1.0, -1.0, 2.0]), shape,
+                      p=[0.03, 0.15, 0.02, 0.3, 0.2, 0.1, 0.1, 0.1]).astype(dtype)
+    nhwc[0, :kh, :kw, 0] = -np.inf  # a window of -inf only
+    g = rng.standard_normal((2, 5, 3, 4)).astype(dtype)
+    pool = C.MaxPool(kernel, kernel)
+    for name, x in layouts(nhwc).items():
+        _, dx = ms.value_and_grad(lambda t: (apply(pool, (t,)) * Tensor(g)).sum())(wrap(x))
+        ref_x = np.ascontiguousarray(x)
+        win = ref_x.reshape(2, 5, 3, kh, 4, kw).transpose(0, 1, 2, 4, 3, 5).reshape(2, 5, 3, 4, -1)
+        expected = np.where(np.isnan(win).any(-1), np.nan, win.max(-1))
+        np.testing.assert_array_equal(apply(pool, (wrap(x),)).asnumpy(), expected, err_msg=name)
+        np.testing.assert_array_equal(dx.asnumpy(), first_max_grad(ref_x, g, kh, kw, kh, kw),
+                                      err_msg=name)

@@ -156,10 +156,9 @@ def _channels_last(a):
 def _tiles_in_memory_order(a, kh, kw, channels_last):
     """A tiled (N, C, H, W) array as a view in its memory order: (N, Ho, kh, Wo, kw, C) when
     channels-last, else (N, C, Ho, kh, Wo, kw) (copied to C order if it is neither)."""
-    n, c, h, w = a.shape
     if channels_last:
-        return a.transpose(0, 2, 3, 1).reshape(n, h // kh, kh, w // kw, kw, c)
-    return a.reshape(n, c, h // kh, kh, w // kw, kw)
+        return a.transpose(0, 2, 3, 1).reshape(_tiled_shape(a.shape, kh, kw, True))
+    return a.reshape(_tiled_shape(a.shape, kh, kw, False))
 
 
 def _per_tile(a, channels_last):
@@ -174,15 +173,79 @@ def _as_window_weights(tiled, channels_last):
     return tiled.transpose((0, 5, 1, 3, 2, 4) if channels_last else (0, 1, 2, 4, 3, 5))
 
 
+def _tile_memory(x, kh, kw):
+    """A tiled NCHW x's memory as a flat array and its geometry (R, kh, Wo, kw, B): the memory
+    order is R tile rows of kh input rows, each Wo tiles of kw pixels of B contiguous elements
+    (B = C when x is channels-last, else 1; x is copied to C order if it is neither). The tap
+    (p, q) of the tile anchored at flat index a (its tap (0, 0)) is at a + p*Wo*kw*B + q*B."""
+    n, c, h, w = x.shape
+    cl = _channels_last(x)
+    mem = x.transpose(0, 2, 3, 1) if cl else x
+    if not mem.flags.c_contiguous:
+        mem = np.ascontiguousarray(mem)
+    geometry = (n * (h // kh) * (1 if cl else c), kh, w // kw, kw, c if cl else 1)
+    return mem.reshape(-1), geometry, cl
+
+
+def _tap_offsets(geometry):
+    """Each tap's flat offset from its tile's anchor, in row-major window order."""
+    _, kh, wo, kw, b = geometry
+    return [p * wo * kw * b + q * b for p in range(kh) for q in range(kw)]
+
+
+def _anchored_max(flat, geometry):
+    """m (len(flat) - the last tap's offset,) whose element at each tile's anchor is the tile's
+    maximum (elsewhere a maximum over some other elements). Whole contiguous arrays shifted by
+    the taps' offsets: NumPy runs these at memory speed, where the taps as strided views have
+    inner runs of one pixel (C elements, 6 at LeNet's first layer) and cost ~10x more per
+    element. Each row's maximum, then the rows': np.maximum keeps the first of equal operands
+    (and the first NaN), so this is the first maximum in window order, bit for bit the result
+    of taking the taps' maxima one by one in that order, in kh + kw - 2 passes, not kh*kw - 1."""
+    _, kh, wo, kw, b = geometry
+    row = wo * kw * b
+    lt = len(flat) - (kh - 1) * row - (kw - 1) * b
+    rows = flat[:lt + (kh - 1) * row]
+    for q in range(1, kw):
+        rows = np.maximum(rows, flat[q * b:q * b + len(rows)], out=None if q == 1 else rows)
+    if kh == 1:
+        return rows.copy() if kw == 1 else rows
+    m = np.maximum(rows[:lt], rows[row:row + lt])
+    for p in range(2, kh):
+        np.maximum(m, rows[p * row:p * row + lt], out=m)
+    return m
+
+
+def _anchors(geometry, length):
+    """(length,) bool: True at the tiles' anchors, in _tile_memory's flat order."""
+    rows, kh, wo, kw, b = geometry
+    row = np.zeros((kh, wo, kw, b), bool)
+    row[0, :, 0] = True
+    return np.tile(row.reshape(-1), rows)[:length]
+
+
 def _tile_max(x, kh, kw):
-    """The maximum of each kh x kw tile: elementwise maxima of the kh*kw strided taps, laid out
-    as x (NumPy's reductions over short strided axes are several times slower)."""
-    taps = [x[:, :, p::kh, q::kw] for p in range(kh) for q in range(kw)]
-    if len(taps) == 1:
-        return taps[0].copy()
-    out = np.maximum(taps[0], taps[1])
-    for tap in taps[2:]:
-        np.maximum(out, tap, out=out)
+    """The maximum of each kh x kw tile, laid out as x (NCHW, or a channels-last view)."""
+    if x.size == 0:
+        return np.empty(x.shape[:2] + (x.shape[2] // kh, x.shape[3] // kw), x.dtype)
+    flat, geometry, cl = _tile_memory(x, kh, kw)
+    m = np.empty_like(flat)
+    m[:len(flat) - _tap_offsets(geometry)[-1]] = _anchored_max(flat, geometry)
+    out = _pixels(m.reshape(geometry)[:, 0, :, 0])  # the anchors
+    n, c, h, w = x.shape
+    if cl:
+        return out.reshape(n, h // kh, w // kw, c).transpose(0, 3, 1, 2)
+    return out.reshape(n, c, h // kh, w // kw)
+
+
+def _pixels(a):
+    """A C-contiguous copy of a (..., B) view whose last axis is contiguous: copied pixel by
+    pixel as one B-element block each (a void element), ~2x faster than NumPy's float copy for
+    short B."""
+    pixel = np.dtype((np.void, a.shape[-1] * a.itemsize))
+    if a.strides[-1] != a.itemsize or a.shape[-1] == 1:
+        return np.ascontiguousarray(a)
+    out = np.empty(a.shape, a.dtype)
+    out.view(pixel)[..., 0] = a.view(pixel)[..., 0]
     return out
 
 
@@ -198,31 +261,51 @@ def _hits(candidates, maxima):
 def _max_mask(x, out, prim):
     """Where each window's gradient goes: its first maximum in row-major window order
     (MindSpore's and PyTorch's convention for pooling), as a bool mask (N, C, Ho, Wo, kh, kw), a
-    view when tiling. A constant: the mask is piecewise constant in x. Every window has at least
-    one hit, so as many hits as windows means no ties."""
+    view of an array in x's memory order when tiling. A constant: the mask is piecewise constant
+    in x."""
     if _tiles(prim, x.shape):
-        kh, kw = prim.kernel_size
-        cl = _channels_last(x)
-        hit = _hits(_tiles_in_memory_order(x, kh, kw, cl), _per_tile(out, cl))
-        if np.count_nonzero(hit) != out.size:
-            _keep_first([hit[:, :, p, :, q, :] if cl else hit[:, :, :, p, :, q]
-                         for p in range(kh) for q in range(kw)])
-        return _as_window_weights(hit, cl)
+        return _tile_first_max_mask(x, out, *prim.kernel_size)
     fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
     win, _ = _pool_windows(prim, x, fill)
     hit = _hits(win, out[..., None, None])
-    if np.count_nonzero(hit) != out.size:
+    if np.count_nonzero(hit) != out.size:  # every window has a hit: more hits are ties
         first = hit.reshape(hit.shape[:4] + (-1,)).argmax(-1)
         hit = (np.arange(hit.shape[4] * hit.shape[5]) == first[..., None]).reshape(hit.shape)
     return hit
 
 
-def _keep_first(taps):
-    """Clear, in place, each tap's hits that an earlier tap of the same window already has."""
-    taken = taps[0].copy()
-    for tap in taps[1:]:
-        np.greater(tap, taken, out=tap)  # tap and not taken
-        taken |= tap
+def _tile_first_max_mask(x, out, kh, kw):
+    """_max_mask of tiles, in x's memory order, by whole-array operations on taps shifted to
+    their tiles' anchors (see _anchored_max): each tap's hits, cleared where an earlier tap of
+    the window hit, then shifted back to the tap's place."""
+    if x.size == 0:
+        return np.zeros(out.shape + (kh, kw), bool)
+    flat, geometry, cl = _tile_memory(x, kh, kw)
+    offsets = _tap_offsets(geometry)
+    maxima = _anchored_max(flat, geometry)
+    lt = len(maxima)
+    nan = x.dtype.kind in "fc" and np.isnan(out).any()
+    taken = ~_anchors(geometry, lt)  # what is not an anchor counts as taken
+    mask = np.zeros(len(flat), bool)
+    for i, o in enumerate(offsets):
+        if i == len(offsets) - 1:  # every window has a hit: the last tap's is what is left
+            first = np.logical_not(taken, out=taken)
+        else:
+            first = np.equal(flat[o:o + lt], maxima)
+            if nan:  # a NaN is its window's maximum (see _hits)
+                first |= np.isnan(flat[o:o + lt]) & np.isnan(maxima)
+            np.greater(first, taken, out=first)  # a hit, and no earlier one
+            taken |= first
+        mask[o:o + lt] |= first
+    return _as_window_weights(mask.reshape(_tiled_shape(x.shape, kh, kw, cl)), cl)
+
+
+def _tiled_shape(shape, kh, kw, channels_last):
+    """_tiles_in_memory_order's shape."""
+    n, c, h, w = shape
+    if channels_last:
+        return (n, h // kh, kh, w // kw, kw, c)
+    return (n, c, h // kh, kh, w // kw, kw)
 
 
 def _weights_channels_last(weights, g):
@@ -355,8 +438,10 @@ class WindowScatter(Primitive):
         if _tiles(pool, x_shape):  # one broadcast multiply into x's shape, in memory order
             weights = np.broadcast_to(weights, (n, c, ho, wo, kh, kw))
             cl = _weights_channels_last(weights, g)
-            tiled = np.empty((n, ho, kh, wo, kw, c) if cl else (n, c, ho, kh, wo, kw), g.dtype)
             w_tiled = weights.transpose((0, 2, 4, 3, 5, 1) if cl else (0, 1, 2, 4, 3, 5))
+            if w_tiled.flags.c_contiguous and g.size:  # one weight per element: max pooling
+                return _scatter_tiles(g, w_tiled, x_shape, cl)
+            tiled = np.empty((n, ho, kh, wo, kw, c) if cl else (n, c, ho, kh, wo, kw), g.dtype)
             np.multiply(_per_tile(g, cl), w_tiled, out=tiled, casting="unsafe")
             if cl:
                 return tiled.reshape(n, h, w, c).transpose(0, 3, 1, 2)
@@ -399,6 +484,26 @@ class WindowGather(Primitive):
     def bprop(self, saved, dout, needs):
         shape, weights = saved
         return window_scatter(self.pool, dout, weights, shape), None
+
+
+def _scatter_tiles(g, w_tiled, x_shape, channels_last):
+    """WindowScatter of tiles with one weight per element of x, the weights laid out in memory
+    as _tiles_in_memory_order lays x: g repeated over each tile row's kw pixels (whole pixels
+    copied, see _pixels), then one multiply with g broadcast over the tile's kh rows, an outer
+    axis, so that NumPy's inner loops run over whole rows instead of single pixels."""
+    n, c, h, w = x_shape
+    gm = g.transpose(0, 2, 3, 1) if channels_last else g
+    b = c if channels_last else 1
+    kh, kw = (w_tiled.shape[2], w_tiled.shape[4]) if channels_last else w_tiled.shape[3::2]
+    rows = n * (h // kh) * (1 if channels_last else c)
+    pixels = np.ascontiguousarray(gm).reshape(-1, 1, b)
+    spread = _pixels(np.broadcast_to(pixels, (len(pixels), kw, b)))
+    out = np.empty((rows, kh, w * b), g.dtype)
+    np.multiply(spread.reshape(rows, 1, w * b), w_tiled.reshape(rows, kh, w * b), out=out,
+                casting="unsafe")
+    if channels_last:
+        return out.reshape(n, h, w, c).transpose(0, 3, 1, 2)
+    return out.reshape(x_shape)
 
 
 def window_scatter(pool, g, weights, x_shape):
