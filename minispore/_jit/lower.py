@@ -1,7 +1,8 @@
 """Lowering a Trace to straight-line Python: one generated function per trace, values as locals,
 each primitive's bound forward called directly, checks and guards inline. Returns the arrays of
-the trace's outputs, or None when a shape check or guard fails. Exact elementwise ufuncs write
-into the buffers of the trace's memory plan (plan.py) when their inputs are C-contiguous."""
+the trace's outputs, or None when a shape check or guard fails. Planned nodes write into the
+buffers of the trace's memory plan (plan.py) when their inputs are C-contiguous (2-D GEMMs
+whatever their layout)."""
 import itertools
 import linecache
 
@@ -76,9 +77,18 @@ def lower(trace, guard_methods, same_python, rng_snapshot, rng_restore, committe
             call = f"f{n}({', '.join(operands)})"
             k = None if plan is None else plan.out.get(n)
             if k is not None and _constants_contiguous(step):
-                checks = " and ".join(f"v{x}.flags.c_contiguous" for x in dict.fromkeys(
-                    x for x in step.ins if type(x) is int))
-                planned_call = f"v{step.outs[0]} = f{n}({', '.join(operands)}, out=b{k})"
+                into = plan.into[n]
+                checks = "" if into.any_layout else " and ".join(
+                    f"v{x}.flags.c_contiguous" for x in dict.fromkeys(
+                        x for x in step.ins if type(x) is int))
+                if into.ufunc is not None:
+                    ns[f"w{n}"] = into.ufunc
+                    planned_call = f"v{step.outs[0]} = w{n}({', '.join(operands)}, out=b{k})"
+                else:
+                    ns[f"w{n}"] = into.write
+                    scratch = "".join(f"b{m}, " for m in plan.scratch.get(n, ()))
+                    planned_call = (f"v{step.outs[0]} = w{n}(b{k}, {scratch}"
+                                    f"{', '.join(operands)})")
                 if not checks:
                     body.append(planned_call)
                     continue

@@ -23,6 +23,10 @@ class Momentum(Optimizer):
     The buffers are the state `moments.<parameter name>`.
     """
 
+    # graph mode: the update only reads the gradients during the call, so a replay may hand it
+    # arrays from its memory plan (this class only, not subclasses: docs/graph_mode.md)
+    _jit_borrows_inputs = True
+
     def __init__(self, params, learning_rate, momentum, weight_decay=0.0, loss_scale=1.0,
                  use_nesterov=False):
         super().__init__(learning_rate, params, weight_decay, loss_scale)
