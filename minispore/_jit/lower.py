@@ -1,8 +1,8 @@
 """Lowering a Trace to straight-line Python: one generated function per trace, values as locals,
 each primitive's bound forward called directly, checks and guards inline. Returns the arrays of
 the trace's outputs, or None when a shape check or guard fails. Planned nodes write into the
-buffers of the trace's memory plan (plan.py) when their inputs are C-contiguous (2-D GEMMs
-whatever their layout)."""
+buffers of the trace's memory plan (plan.py) when the inputs whose layout the result follows
+are C-contiguous."""
 import itertools
 import linecache
 
@@ -76,11 +76,13 @@ def lower(trace, guard_methods, same_python, rng_snapshot, rng_restore, committe
                 operands.append(src)
             call = f"f{n}({', '.join(operands)})"
             k = None if plan is None else plan.out.get(n)
-            if k is not None and _constants_contiguous(step):
+            if k is not None:
+                layout = plan.into[n].layout
+                checked = step.ins if layout is None else [step.ins[j] for j in layout]
+            if k is not None and _constants_contiguous(checked):
                 into = plan.into[n]
-                checks = "" if into.any_layout else " and ".join(
-                    f"v{x}.flags.c_contiguous" for x in dict.fromkeys(
-                        x for x in step.ins if type(x) is int))
+                checks = " and ".join(f"v{x}.flags.c_contiguous" for x in dict.fromkeys(
+                    x for x in checked if type(x) is int))
                 if into.ufunc is not None:
                     ns[f"w{n}"] = into.ufunc
                     planned_call = f"v{step.outs[0]} = w{n}({', '.join(operands)}, out=b{k})"
@@ -181,8 +183,9 @@ def _dead_after(trace):
     return {n: sorted(v) for n, v in dead.items()}
 
 
-def _constants_contiguous(step):
-    """A planned node writes into its buffer only when every constant input is C-contiguous too
-    (all inputs C-contiguous: NumPy's own result would be C-contiguous, the buffer's layout)."""
+def _constants_contiguous(ins):
+    """A planned node writes into its buffer only when every constant among the inputs whose
+    layout its result follows is C-contiguous too (then NumPy's own result would be
+    C-contiguous, the buffer's layout)."""
     return all(type(x) is int or type(x[1]) is not np.ndarray or x[1].flags.c_contiguous
-               for x in step.ins)
+               for x in ins)

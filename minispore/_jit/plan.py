@@ -7,6 +7,7 @@ import numpy as np
 
 from .._quiet import _IGNORE, _reset, _set
 from ..ops.operations import _kernels
+from ..ops.operations import loss_ops as _loss_ops
 from ..ops.operations import math_ops as _math_ops
 from ..ops.operations import nn_ops as _nn_ops
 from ..ops.operations import reduce_ops as _reduce_ops
@@ -45,18 +46,20 @@ class Into:
     forward does (tests/jit/test_passes_plan.py compares them) and returns `out`. `scratch`:
     (shape, dtype) of the buffers it uses only during the call. `in_place`: `out` may be the
     buffer of an input that dies at the node (every operation exact whatever loop runs; else the
-    buffer overlaps no input, and NumPy runs the loop a fresh result gets). `any_layout`: the
-    forward's own result is C-contiguous whatever its operands' layout (a 2-D GEMM), so the
-    call needs no contiguity check."""
+    buffer overlaps no input, and NumPy runs the loop a fresh result gets). `layout`: the
+    positions of the inputs that must be C-contiguous for the buffer to take the call (then the
+    forward's own result is C-contiguous, as the buffer is, and its loops run in the same
+    order); None for all of them, () where the result is C-contiguous whatever the operands'
+    layout (a 2-D GEMM)."""
 
-    __slots__ = ("any_layout", "in_place", "scratch", "ufunc", "write")
+    __slots__ = ("in_place", "layout", "scratch", "ufunc", "write")
 
-    def __init__(self, write=None, ufunc=None, scratch=(), in_place=False, any_layout=False):
+    def __init__(self, write=None, ufunc=None, scratch=(), in_place=False, layout=None):
         self.write = write
         self.ufunc = ufunc
         self.scratch = scratch
         self.in_place = in_place
-        self.any_layout = any_layout
+        self.layout = layout
 
 
 def _quietly(f, *args, **kwargs):
@@ -142,7 +145,7 @@ def _dense(prim, ins, out):
             if b is not None:
                 o += b
             return o
-    return Into(write, any_layout=True)
+    return Into(write, layout=())
 
 
 def _matmul(prim, ins, out):
@@ -157,12 +160,12 @@ def _matmul(prim, ins, out):
             a = np.swapaxes(a, -1, -2) if ta else a
             np.matmul(a.reshape(-1, k), b.T if tb else b, out=o.reshape(-1, n))
             return o
-        return Into(write, any_layout=True)
+        return Into(write, layout=())
 
     def write(o, a, b):
         return np.matmul(np.swapaxes(a, -1, -2) if ta else a,
                          np.swapaxes(b, -1, -2) if tb else b, out=o)
-    return Into(write, any_layout=len(a[0]) == len(b[0]) == 2)
+    return Into(write, layout=() if len(a[0]) == len(b[0]) == 2 else None)
 
 
 def _reduce_axes(prim, ins, consts):
@@ -216,6 +219,89 @@ def _cast(prim, ins, out, consts):
     return Into(lambda o, x, _dtype: np.copyto(o, x, casting="unsafe") or o)
 
 
+def _shift_into(shifted, m, finite, logits):
+    """loss_ops._shifted(logits) written into `shifted`: logits minus each row's max, a
+    non-finite max taken as 0."""
+    np.max(logits, axis=1, keepdims=True, out=m)
+    np.isfinite(m, out=finite)
+    np.logical_not(finite, out=finite)
+    np.copyto(m, _ZEROS[m.dtype], where=finite)
+    return np.subtract(logits, m, out=shifted)
+
+
+def _label_positions(ids, starts, labels):
+    """The flat positions of logits[arange(n), labels], without a cast temporary."""
+    np.copyto(ids, labels)
+    ids += starts
+    return ids
+
+
+_ZEROS = {np.dtype(t): np.zeros((), t) for t in (np.float32, np.float64)}
+_ONES = {np.dtype(t): np.ones((), t) for t in (np.float32, np.float64)}
+
+
+def _ce_scratch(ins):
+    """(N, C) and the common scratch of the sparse cross-entropy forms (shifted logits, row
+    maxima, their finiteness, a row value, flat label positions), or None when the forward takes
+    another path (float16, empty, not (N, C) float32/float64 logits with int32/int64 labels)."""
+    logits, labels = ins[0], ins[1]
+    if not _blas(logits) or len(logits[0]) != 2 or not all(logits[0]) or labels is None or \
+            labels[1].char not in "il" or labels[1].kind != "i" or labels[0] != logits[0][:1]:
+        return None
+    (n, c), f = logits[0], logits[1]
+    rows = (n, 1)
+    return (n, c), (((n, c), f), (rows, f), (rows, np.dtype(np.bool_)), ((n,), f),
+                    ((n,), np.dtype(np.intp)))
+
+
+def _sparse_ce(prim, ins, out):
+    found = _ce_scratch(ins)
+    if found is None:
+        return None
+    (n, c), scratch = found
+    starts = np.arange(n, dtype=np.intp) * c  # where each row starts in the flat logits
+
+    def write(o, shifted, m, finite, row, ids, exps, logits, labels):
+        _loss_ops._check_labels(logits, labels, "SparseSoftmaxCrossEntropy")
+        token = _set(_IGNORE)
+        try:
+            _shift_into(shifted, m, finite, logits)
+            np.exp(shifted, out=exps)
+            np.sum(exps, axis=1, out=row)
+            np.log(row, out=o)  # logsumexp
+            _label_positions(ids, starts, labels)  # shifted[arange(n), labels], checked above
+            np.take(shifted.reshape(-1), ids, out=row, mode="clip")
+            return np.subtract(o, row, out=o)
+        finally:
+            _reset(token)
+    return Into(write, scratch=scratch + (((n, c), scratch[0][1]),), layout=(0,))
+
+
+def _sparse_ce_grad(prim, ins, out):
+    found = _ce_scratch(ins)
+    dout = ins[2]
+    if found is None or not _blas(dout) or dout[0] != found[0][:1]:
+        return None
+    (n, c), scratch = found
+    starts = np.arange(n, dtype=np.intp) * c
+    forward = prim.forward
+
+    def write(o, shifted, m, finite, row, ids, sums, logits, labels, dout):
+        if labels.min() < 0 or labels.max() >= c:
+            return forward(logits, labels, dout)  # raises as the forward does
+        _shift_into(shifted, m, finite, logits)
+        np.exp(shifted, out=o)
+        np.sum(o, axis=1, keepdims=True, out=sums)
+        np.divide(o, sums, out=o)
+        flat = o.reshape(-1)
+        _label_positions(ids, starts, labels)  # e[arange(n), labels] -= 1
+        np.take(flat, ids, out=row, mode="clip")
+        np.subtract(row, _ONES[row.dtype], out=row)
+        flat[ids] = row
+        return np.multiply(o, dout[:, None], out=o)
+    return Into(write, scratch=scratch + (((n, 1), scratch[0][1]),), layout=(0,))
+
+
 _VALUE = object()  # an input that is a value of the trace, not a constant
 
 # Primitive class -> rule(prim, input metas, output meta[, constants]): its Into, or None when
@@ -223,7 +309,8 @@ _VALUE = object()  # an input that is a value of the trace, not a constant
 INTO_RULES = {PRIMITIVES[name]: rule for name, rule in (
     ("Tanh", _tanh), ("Square", _square), ("RealDiv", _real_div), ("ReLU", _relu),
     ("ReluGrad", _relu_grad), ("Dense", _dense), ("MatMul", _matmul),
-    ("BatchMatMul", _matmul))}
+    ("BatchMatMul", _matmul), ("SparseSoftmaxCrossEntropy", _sparse_ce),
+    ("SparseSoftmaxCrossEntropyGrad", _sparse_ce_grad))}
 CONST_RULES = {PRIMITIVES[name]: rule for name, rule in (
     ("ReduceSum", _reduce_sum), ("ReduceMean", _reduce_mean), ("Cast", _cast))}
 for _cls in PRIMITIVES.values():

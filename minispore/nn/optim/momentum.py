@@ -3,7 +3,7 @@ import numpy as np
 
 from ..._validator import check_bool, check_non_negative_float
 from ...common.parameter import Parameter
-from .optimizer import Optimizer
+from .optimizer import Optimizer, add_scaled
 
 __all__ = ["Momentum"]
 
@@ -44,5 +44,8 @@ class Momentum(Optimizer):
             dt = w.dtype.type
             np.multiply(v, dt(momentum), out=v)
             v += g
-            w -= dt(lr) * (g + dt(momentum) * v if self.use_nesterov else v)
+            if self.use_nesterov:
+                w -= dt(lr) * (g + dt(momentum) * v)
+            else:
+                add_scaled(w, v, -lr)  # w -= lr * v, the same bits, without a temporary
         return self._end_step(self.moments)

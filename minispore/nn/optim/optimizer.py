@@ -400,9 +400,10 @@ _AXPY_SCRATCH = threading.local()
 def add_scaled(w, g, alpha):
     """w += alpha * g in place, without a temporary the size of w: chunk by chunk through a
     small per-thread buffer. A parameter-sized temporary per parameter per step costs page
-    faults that exceed the arithmetic (measured: 3x on an MLP's update)."""
+    faults that exceed the arithmetic (measured: 3x on an MLP's update); small parameters too,
+    so a replayed train step allocates nothing here (docs/graph_mode.md, "Memory plan")."""
     alpha = w.dtype.type(alpha)
-    if w.size <= _CHUNK or not (w.flags.c_contiguous and g.flags.c_contiguous):
+    if g.dtype != w.dtype or not (w.flags.c_contiguous and g.flags.c_contiguous):
         w += alpha * g
         return
     flat_w, flat_g = w.reshape(-1), g.reshape(-1)
