@@ -1,7 +1,7 @@
 """What the passes and the generated code know about memory: which primitives always make new
 memory (FRESH), which values a returned Tensor may be a view of, and the memory plan that lets
-the generated code write exact elementwise ufuncs into reused buffers (docs/graph_mode.md,
-"Memory plan"). Steps are told apart as the lowering does (a node has a `prim`), so this module
+the generated code write primitives' results, bit for bit their forwards', into reused buffers
+(docs/graph_mode.md, "Memory plan"). Steps are told apart as the lowering does (a node has a `prim`), so this module
 sits below capture.py."""
 import numpy as np
 
@@ -43,7 +43,7 @@ APART_UFUNCS = {PRIMITIVES[name]: ufunc for name, ufunc in (
 class Into:
     """How a planned node writes its output into a buffer. `ufunc`: the forward is that ufunc,
     called with `out=`; else `write(out, *scratch, *operands)` does, bit for bit, what the
-    forward does (tests/jit/test_passes_plan.py compares them) and returns `out`. `scratch`:
+    forward does (tests/jit/test_plan_memory.py compares them) and returns `out`. `scratch`:
     (shape, dtype) of the buffers it uses only during the call. `in_place`: `out` may be the
     buffer of an input that dies at the node (every operation exact whatever loop runs; else the
     buffer overlaps no input, and NumPy runs the loop a fresh result gets). `layout`: the
@@ -83,14 +83,7 @@ def _float_unary(prim, ins, out):
     if not _float(ins[0]) or _kernels.LEGACY_PROMOTION:
         return None
     kernel = type(prim).kernel
-
-    def write(o, x):
-        token = _set(_IGNORE)
-        try:
-            return kernel(x, out=o)
-        finally:
-            _reset(token)
-    return Into(write)
+    return Into(lambda o, x: _quietly(kernel, x, out=o))
 
 
 def _tanh(prim, ins, out):
@@ -102,8 +95,9 @@ def _square(prim, ins, out):
 
 
 def _real_div(prim, ins, out):
-    if ins[0] is None or ins[0][1].kind not in "fc":
-        return None  # an integer dividend is cast to float32 first
+    if ins[0] is None or ins[0][1].kind != "f" or out[1].kind != "f":
+        return None  # an integer dividend is cast to float32 first; complex division is not
+    # correctly rounded
     return Into(lambda o, x, y: _quietly(np.true_divide, x, y, out=o), in_place=True)
 
 
@@ -131,20 +125,16 @@ def _dense(prim, ins, out):
     x, w, b = ins
     if not _blas(x, w) or len(w[0]) != 2 or not x[0] or b is not None and not _blas(x, b):
         return None
-    if len(x[0]) > 2:
-        k, n = x[0][-1], w[0][0]
+    stacked, k, n = len(x[0]) > 2, x[0][-1], w[0][0]  # stacked rows: one GEMM, as the forward
 
-        def write(o, x, w, b):
+    def write(o, x, w, b):
+        if stacked:
             np.matmul(x.reshape(-1, k), w.T, out=o.reshape(-1, n))
-            if b is not None:
-                o += b
-            return o
-    else:
-        def write(o, x, w, b):
+        else:
             np.matmul(x, w.T, out=o)
-            if b is not None:
-                o += b
-            return o
+        if b is not None:
+            o += b
+        return o
     return Into(write, layout=())
 
 
@@ -236,6 +226,7 @@ def _label_positions(ids, starts, labels):
     return ids
 
 
+_LABEL_TYPES = (np.dtype(np.int32), np.dtype(np.int64))
 _ZEROS = {np.dtype(t): np.zeros((), t) for t in (np.float32, np.float64)}
 _ONES = {np.dtype(t): np.ones((), t) for t in (np.float32, np.float64)}
 
@@ -246,7 +237,7 @@ def _ce_scratch(ins):
     another path (float16, empty, not (N, C) float32/float64 logits with int32/int64 labels)."""
     logits, labels = ins[0], ins[1]
     if not _blas(logits) or len(logits[0]) != 2 or not all(logits[0]) or labels is None or \
-            labels[1].char not in "il" or labels[1].kind != "i" or labels[0] != logits[0][:1]:
+            labels[1] not in _LABEL_TYPES or labels[0] != logits[0][:1]:
         return None
     (n, c), f = logits[0], logits[1]
     rows = (n, 1)
