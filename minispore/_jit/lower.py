@@ -41,7 +41,7 @@ def lower(trace, guard_methods, same_python, rng_snapshot, rng_restore, committe
     if plan is not None:
         buffers = plan.buffers
         ns["_pool"] = []
-        ns["_alloc"] = lambda: [np.empty(shape, dtype) for shape, dtype in buffers]
+        ns["_alloc"] = plan.allocate
         # one set of buffers per running call (threads, re-entry): pop and append are atomic
         body.append("bufs = _pool.pop() if _pool else _alloc()")
         body.append("".join(f"b{k}, " for k in range(len(buffers))) + "= bufs")

@@ -407,16 +407,33 @@ def _const_meta(c):
 
 
 class Plan:
-    """`buffers`: (shape, dtype) of each buffer; `out`: step index -> buffer its output is
-    written into; `into`: step index -> its Into; `scratch`: step index -> its scratch buffers."""
+    """`blocks`: the size in bytes of each block of memory; `buffers`: (shape, dtype) of each
+    buffer, a C-contiguous view at the start of block `block_of[k]`; `out`: step index ->
+    buffer its output is written into; `into`: step index -> its Into; `scratch`: step index ->
+    its scratch buffers."""
 
-    __slots__ = ("buffers", "into", "out", "scratch")
+    __slots__ = ("block_of", "blocks", "buffers", "into", "out", "scratch")
 
     def __init__(self):
+        self.blocks = []
         self.buffers = []
+        self.block_of = []
         self.out = {}
         self.into = {}
         self.scratch = {}
+
+    def allocate(self):
+        """A new set of buffers: the arrays the generated code writes into."""
+        blocks = [np.empty(n, np.uint8) for n in self.blocks]
+        return [blocks[b][:_nbytes(m)].view(m[1]).reshape(m[0])
+                for b, m in zip(self.block_of, self.buffers)]
+
+
+def _nbytes(m):
+    n = m[1].itemsize
+    for d in m[0]:
+        n *= d
+    return n
 
 
 def borrows(step):
@@ -486,50 +503,64 @@ def make_plan(trace):
         for r in rs:
             end[r] = max(end.get(r, -1), last.get(v, -1))
     plan = Plan()
-    free = {}  # (shape, dtype) -> buffer numbers
-    holder = {}  # buffer -> the planned value it holds
+    free = []  # free blocks
+    holder = {}  # block -> the planned value it holds
     buffer_of = {}
-    releases = {}  # step index -> buffers whose value dies there
+    buffers = {}  # (block, meta) -> buffer
+    releases = {}  # step index -> blocks whose value dies there
 
     def take(m):
-        pool = free.get(m)
-        if pool:
-            return pool.pop()
-        plan.buffers.append(m)
-        return len(plan.buffers) - 1
+        """A buffer of meta `m` on a free block: the smallest that holds it, else the largest
+        (grown to hold it), else a new one."""
+        need = _nbytes(m)
+        fits = [b for b in free if plan.blocks[b] >= need]
+        b = min(fits, key=plan.blocks.__getitem__) if fits else \
+            max(free, key=plan.blocks.__getitem__) if free else None
+        if b is None:
+            b = len(plan.blocks)
+            plan.blocks.append(need)
+        else:
+            free.remove(b)
+            plan.blocks[b] = max(plan.blocks[b], need)
+        k = buffers.get((b, m))
+        if k is None:
+            k = buffers[b, m] = len(plan.buffers)
+            plan.buffers.append(m)
+            plan.block_of.append(b)
+        return k
 
     for n, step in enumerate(trace.steps):
         p, into = candidates.get(n, (None, None))
         if p is not None:
-            b = _in_place(step, p, n, meta, roots, end, buffer_of, holder) \
+            k = _in_place(step, p, n, meta, roots, end, buffer_of, holder, plan.block_of) \
                 if into.in_place else None
-            if b is None:
-                b = take(meta[p])
-            plan.out[n] = b
+            if k is None:
+                k = take(meta[p])
+            plan.out[n] = k
             plan.into[n] = into
-            buffer_of[p] = b
-            holder[b] = p
-            releases.setdefault(max(end.get(p, n), n), []).append((b, p))
-            if into.scratch:
+            buffer_of[p] = k
+            holder[plan.block_of[k]] = p
+            releases.setdefault(max(end.get(p, n), n), []).append((plan.block_of[k], p))
+            if into.scratch:  # taken after the output, so apart from it and the live inputs
                 plan.scratch[n] = [take((tuple(m[0]), np.dtype(m[1]))) for m in into.scratch]
         for b, v in releases.pop(n, ()):
             if holder.get(b) == v:
                 del holder[b]
-                free.setdefault(plan.buffers[b], []).append(b)
-        for b in plan.scratch.get(n, ()):
-            free.setdefault(plan.buffers[b], []).append(b)
+                free.append(b)
+        for k in plan.scratch.get(n, ()):
+            free.append(plan.block_of[k])
     return plan
 
 
-def _in_place(step, p, n, meta, roots, end, buffer_of, holder):
+def _in_place(step, p, n, meta, roots, end, buffer_of, holder, block_of):
     for x in step.ins:
         if type(x) is not int or x not in buffer_of:
             continue
-        b = buffer_of[x]
-        if holder.get(b) != x or end.get(x) != n or meta[x] != meta[p]:
+        k = buffer_of[x]
+        if holder.get(block_of[k]) != x or end.get(x) != n or meta[x] != meta[p]:
             continue
         others = [y for y in step.ins if type(y) is int and y != x]
         if any(x in roots.get(y, ()) for y in others):
             continue
-        return b
+        return k
     return None

@@ -11,7 +11,8 @@ import minispore as ms
 from minispore import Tensor, ops
 from minispore._jit import plan
 from minispore.ops.operations.array_ops import Reshape, Transpose
-from minispore.ops.operations.math_ops import Add, Exp, Mul, Neg, Sub
+from minispore.ops.operations.math_ops import Add, Exp, Greater, Mul, Neg, Sub
+from minispore.ops.operations.reduce_ops import ReduceSum
 from minispore.ops.operations.nn_ops import Sigmoid, Tanh
 
 from .test_capture import same
@@ -53,6 +54,28 @@ def test_a_view_keeps_its_buffer_busy_until_its_last_use():
     buffers, out = buffers_of(tr)
     assert out[0] == 0 and out[2] == out[3] == 1 and len(buffers) == 2
     assert_bitwise(run(tr, x), [(x + 1) + ((x * 2) + 1)])
+
+
+def test_a_dead_value_s_block_holds_a_later_value_of_another_shape():
+    """Buffers are views of blocks of bytes: a block whose value has died holds the next
+    planned value of any shape and dtype that fits (grown to hold a larger one), so the plan's
+    memory follows the live bytes, as the allocator's reuse does in eager."""
+    x = np.random.default_rng(3).standard_normal((2, 4)).astype(np.float32)
+    g = Graph(x)
+    a = g.op(Exp(), 0)  # step 0: block 0, 32 bytes
+    r = g.op(ReduceSum(False), a, c(1))  # step 1: a is still read, so block 1; a dies here
+    e = g.op(Exp(), r)  # step 2: (2,) float32 on a's block
+    m = g.op(Greater(), e, c(f32(1)))  # step 3: (2,) bool, a block of its own (e is live)
+    tr = g.trace(g.op(Add(), e, c(f32(1))), g.op(Mul(), m, c(np.int32(3))))
+    p = plan.make_plan(tr)
+    assert p.block_of[p.out[2]] == p.block_of[p.out[0]] != p.block_of[p.out[1]]
+    assert p.buffers[p.out[2]] == ((2,), np.dtype(np.float32)) and p.blocks[0] == 32
+    with np.errstate(all="ignore"):
+        s = np.exp(x).sum(axis=1)
+        want = [np.exp(s) + np.float32(1), (np.exp(s) > np.float32(1)) * np.int32(3)]
+    assert_bitwise(run(tr, x), want)
+    assert_bitwise(run(tr, x * 2), [np.exp(np.exp(x * 2).sum(axis=1)) + np.float32(1),
+                                    (np.exp(np.exp(x * 2).sum(axis=1)) > 1) * np.int32(3)])
 
 
 def test_no_in_place_write_over_an_input_another_input_views():
