@@ -238,7 +238,7 @@ def _train_step(optimizer, jit=True):
         opt(grads)
         return loss
     if jit:
-        step = ms.jit(step)
+        step = ms.jit(step, backend="numpy")  # the numba backend fuses; kernels allocate
     x = Tensor(rng.standard_normal((512, 64)).astype(np.float32))
     y = Tensor(rng.integers(0, 16, 512).astype(np.int32))
     return step, x, y, net
