@@ -274,6 +274,26 @@ def test_a_replayed_train_step_allocates_no_arrays_after_its_first_calls(optimiz
     assert step.stats["replays"] == 9
 
 
+def test_a_graph_mode_train_one_step_cell_allocates_no_arrays_after_its_first_calls():
+    rng = np.random.default_rng(1)
+    net = nn.SequentialCell([nn.Dense(64, 256), nn.ReLU(), nn.Dense(256, 16)])
+    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    train = nn.TrainOneStepCell(nn.WithLossCell(net, loss),
+                                nn.Momentum(net.trainable_params(), 0.01, 0.9))
+    x = Tensor(rng.standard_normal((512, 64)).astype(np.float32))
+    y = Tensor(rng.integers(0, 16, 512).astype(np.int32))
+    mode = ms.get_context("mode")
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        for _ in range(3):
+            train(x, y)
+        with numpy_allocs.counting() as sizes:
+            train(x, y)
+    finally:
+        ms.set_context(mode=mode)
+    assert sizes and max(sizes) <= 8, sorted(sizes)[-5:]
+
+
 def test_the_replayed_train_step_is_eagers_bit_for_bit():
     step, x, y, net = _train_step(lambda p: nn.Momentum(p, 0.01, 0.9))
     eager, xe, ye, net_e = _train_step(lambda p: nn.Momentum(p, 0.01, 0.9), jit=False)
