@@ -76,11 +76,10 @@ def lower(trace, guard_methods, same_python, rng_snapshot, rng_restore, committe
                 operands.append(src)
             call = f"f{n}({', '.join(operands)})"
             k = None if plan is None else plan.out.get(n)
-            if k is not None:
-                layout = plan.into[n].layout
-                checked = step.ins if layout is None else [step.ins[j] for j in layout]
-            if k is not None and _constants_contiguous(checked):
-                into = plan.into[n]
+            into = None if k is None else plan.into[n]
+            checked = () if into is None else step.ins if into.layout is None else \
+                [step.ins[j] for j in into.layout]
+            if into is not None and _constants_contiguous(checked):
                 checks = " and ".join(f"v{x}.flags.c_contiguous" for x in dict.fromkeys(
                     x for x in checked if type(x) is int))
                 if into.ufunc is not None:

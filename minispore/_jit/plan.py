@@ -25,8 +25,11 @@ FRESH = frozenset(PRIMITIVES[name] for name in (
     "ReduceMax", "ReduceMin", "ReduceProd", "Concat", "Stack"))
 
 # Primitives whose forward is exactly one of these ufuncs, each exact whatever loop NumPy runs
-# (contiguous or strided, SIMD or scalar, in place or not): correctly rounded arithmetic, sign
-# and rounding operations, comparisons. Written in place when an input dies at the node.
+# (contiguous or strided, SIMD or scalar): correctly rounded arithmetic, sign and rounding
+# operations, comparisons. The unary ones are written in place when their input dies at the
+# node; a binary one never: which of two NaN operands comes out depends on the loop (NumPy's
+# add, written over its first operand of one element, takes its reduction loop and returns the
+# second NaN, a fresh result the first).
 PLANNED_UFUNCS = {PRIMITIVES[name]: ufunc for name, ufunc in (
     ("Add", np.add), ("Sub", np.subtract), ("Mul", np.multiply), ("Neg", np.negative),
     ("Abs", np.absolute), ("Floor", np.floor), ("Ceil", np.ceil), ("Trunc", np.trunc),
@@ -45,8 +48,8 @@ class Into:
     called with `out=`; else `write(out, *scratch, *operands)` does, bit for bit, what the
     forward does (tests/jit/test_plan_memory.py compares them) and returns `out`. `scratch`:
     (shape, dtype) of the buffers it uses only during the call. `in_place`: `out` may be the
-    buffer of an input that dies at the node (every operation exact whatever loop runs; else the
-    buffer overlaps no input, and NumPy runs the loop a fresh result gets). `layout`: the
+    buffer of an input that dies at the node (one operand, exact whatever loop runs); else the
+    buffer overlaps no input, and NumPy runs the loop a fresh result gets. `layout`: the
     positions of the inputs that must be C-contiguous for the buffer to take the call (then the
     forward's own result is C-contiguous, as the buffer is, and its loops run in the same
     order); None for all of them, () where the result is C-contiguous whatever the operands'
@@ -98,7 +101,7 @@ def _real_div(prim, ins, out):
     if ins[0] is None or ins[0][1].kind != "f" or out[1].kind != "f":
         return None  # an integer dividend is cast to float32 first; complex division is not
     # correctly rounded
-    return Into(lambda o, x, y: _quietly(np.true_divide, x, y, out=o), in_place=True)
+    return Into(lambda o, x, y: _quietly(np.true_divide, x, y, out=o))
 
 
 def _relu(prim, ins, out):
@@ -118,7 +121,7 @@ def _relu_grad(prim, ins, out):
     def write(o, mask, dy, y):
         np.greater(y, zero, out=mask)
         return np.multiply(dy, mask, dtype=dt, out=o)
-    return Into(write, scratch=((y[0], np.dtype(np.bool_)),), in_place=True)
+    return Into(write, scratch=((y[0], np.dtype(np.bool_)),))
 
 
 def _dense(prim, ins, out):
@@ -377,7 +380,7 @@ def planned_into(step, meta):
     (its inputs' captured `meta` decide the path the forward takes)."""
     f = planned_ufunc(step)
     if f is not None:
-        return Into(ufunc=f, in_place=True)
+        return Into(ufunc=f, in_place=f.nin == 1)
     cls = type(step.prim)
     if step.multi or step.rng or (step.casts is not None and
                                   any(c[0] is not None for c in step.casts)):

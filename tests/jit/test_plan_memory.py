@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 import minispore as ms
 from minispore import Tensor, nn
 from minispore._jit import plan
+from minispore.nn.optim.optimizer import add_scaled
 from minispore.ops.primitive import PRIMITIVES
 
 from . import numpy_allocs
@@ -219,6 +220,24 @@ def test_sparse_cross_entropy_grad_form_raises_as_the_forward_on_bad_labels():
         prim.forward(logits, labels, dout)
     with pytest.raises(IndexError):
         into.write(np.empty((2, 3), np.float32), *scratch, logits, labels, dout)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(1, 70000), st.sampled_from(FLOATS), st.integers(0, 2 ** 31 - 1))
+def test_the_chunked_updates_give_the_bits_of_the_temporaries_they_replace(size, dtype, seed):
+    """add_scaled, chunked through a small buffer now at every size, against the updates it
+    replaces: SGD's `w += alpha * g` and Momentum's `w -= lr * v` (signalling and quiet NaNs in
+    both operands included)."""
+    rng = np.random.default_rng(seed)
+    w, g = _values(rng, (size,), dtype), _values(rng, (size,), dtype)
+    lr = np.asarray(rng.choice([0.01, 0.1, 1e-30, 3.0]), np.float32)
+    with np.errstate(all="ignore"):
+        for op in (np.add, np.subtract):
+            want = w.copy()
+            op(want, dtype(lr) * g, out=want)
+            got = w.copy()
+            add_scaled(got, g, lr, op)
+            assert _bits(got) == _bits(want)
 
 
 def _train_step(optimizer, jit=True):

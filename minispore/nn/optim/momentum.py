@@ -47,5 +47,5 @@ class Momentum(Optimizer):
             if self.use_nesterov:
                 w -= dt(lr) * (g + dt(momentum) * v)
             else:
-                add_scaled(w, v, -lr)  # w -= lr * v, the same bits, without a temporary
+                add_scaled(w, v, lr, np.subtract)  # w -= lr * v without a temporary
         return self._end_step(self.moments)
