@@ -1,7 +1,8 @@
 """Lowering a Trace to straight-line Python: one generated function per trace, values as locals,
 each primitive's bound forward called directly, checks and guards inline. Returns the arrays of
-the trace's outputs, or None when a shape check or guard fails. Exact elementwise ufuncs write
-into the buffers of the trace's memory plan (plan.py) when their inputs are C-contiguous."""
+the trace's outputs, or None when a shape check or guard fails. Planned nodes write into the
+buffers of the trace's memory plan (plan.py) when the inputs whose layout the result follows
+are C-contiguous."""
 import itertools
 import linecache
 
@@ -49,7 +50,7 @@ def lower(trace, guard_methods, same_python, rng_snapshot, rng_restore, committe
     if plan is not None:
         buffers = plan.buffers
         ns["_pool"] = []
-        ns["_alloc"] = lambda: [np.empty(shape, dtype) for shape, dtype in buffers]
+        ns["_alloc"] = plan.allocate
         # one set of buffers per running call (threads, re-entry): pop and append are atomic
         body.append("bufs = _pool.pop() if _pool else _alloc()")
         body.append("".join(f"b{k}, " for k in range(len(buffers))) + "= bufs")
@@ -86,10 +87,20 @@ def lower(trace, guard_methods, same_python, rng_snapshot, rng_restore, committe
                 operands.append(src)
             call = f"f{n}({', '.join(operands)})"
             k = None if plan is None else plan.out.get(n)
-            if k is not None and _constants_contiguous(step):
+            into = None if k is None else plan.into[n]
+            checked = () if into is None else step.ins if into.layout is None else \
+                [step.ins[j] for j in into.layout]
+            if into is not None and _constants_contiguous(checked):
                 checks = " and ".join(f"v{x}.flags.c_contiguous" for x in dict.fromkeys(
-                    x for x in step.ins if type(x) is int))
-                planned_call = f"v{step.outs[0]} = f{n}({', '.join(operands)}, out=b{k})"
+                    x for x in checked if type(x) is int))
+                if into.ufunc is not None:
+                    ns[f"w{n}"] = into.ufunc
+                    planned_call = f"v{step.outs[0]} = w{n}({', '.join(operands)}, out=b{k})"
+                else:
+                    ns[f"w{n}"] = into.write
+                    scratch = "".join(f"b{m}, " for m in plan.scratch.get(n, ()))
+                    planned_call = (f"v{step.outs[0]} = w{n}(b{k}, {scratch}"
+                                    f"{', '.join(operands)})")
                 if _sure_of_outputs(step, known):  # the buffer's shape, or NumPy's own result's
                     known.update(step.outs)
                 if not checks:
@@ -202,8 +213,9 @@ def _dead_after(trace):
     return {n: sorted(v) for n, v in dead.items()}
 
 
-def _constants_contiguous(step):
-    """A planned node writes into its buffer only when every constant input is C-contiguous too
-    (all inputs C-contiguous: NumPy's own result would be C-contiguous, the buffer's layout)."""
+def _constants_contiguous(ins):
+    """A planned node writes into its buffer only when every constant among the inputs whose
+    layout its result follows is C-contiguous too (then NumPy's own result would be
+    C-contiguous, the buffer's layout)."""
     return all(type(x) is int or type(x[1]) is not np.ndarray or x[1].flags.c_contiguous
-               for x in step.ins)
+               for x in ins)

@@ -3,7 +3,7 @@ import numpy as np
 
 from ..._validator import check_bool, check_non_negative_float
 from ...common.parameter import Parameter
-from .optimizer import Optimizer
+from .optimizer import Optimizer, add_scaled
 
 __all__ = ["Momentum"]
 
@@ -23,6 +23,10 @@ class Momentum(Optimizer):
     The buffers are the state `moments.<parameter name>`.
     """
 
+    # graph mode: the update only reads the gradients during the call, so a replay may hand it
+    # arrays from its memory plan (this class only, not subclasses: docs/graph_mode.md)
+    _jit_borrows_inputs = True
+
     def __init__(self, params, learning_rate, momentum, weight_decay=0.0, loss_scale=1.0,
                  use_nesterov=False):
         super().__init__(learning_rate, params, weight_decay, loss_scale)
@@ -40,5 +44,8 @@ class Momentum(Optimizer):
             dt = w.dtype.type
             np.multiply(v, dt(momentum), out=v)
             v += g
-            w -= dt(lr) * (g + dt(momentum) * v if self.use_nesterov else v)
+            if self.use_nesterov:
+                w -= dt(lr) * (g + dt(momentum) * v)
+            else:
+                add_scaled(w, v, lr, np.subtract)  # w -= lr * v without a temporary
         return self._end_step(self.moments)

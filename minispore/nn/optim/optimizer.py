@@ -397,13 +397,15 @@ _CHUNK = 32768  # elements: a float32 chunk (128 KiB) stays in L2 between its tw
 _AXPY_SCRATCH = threading.local()
 
 
-def add_scaled(w, g, alpha):
-    """w += alpha * g in place, without a temporary the size of w: chunk by chunk through a
-    small per-thread buffer. A parameter-sized temporary per parameter per step costs page
-    faults that exceed the arithmetic (measured: 3x on an MLP's update)."""
+def add_scaled(w, g, alpha, op=np.add):
+    """w += alpha * g in place (with `op` np.subtract: w -= alpha * g), without a temporary the
+    size of w: chunk by chunk through a small per-thread buffer, the same in-place operations
+    and bits. A parameter-sized temporary per parameter per step costs page faults that exceed
+    the arithmetic (measured: 3x on an MLP's update); small parameters too, so a replayed train
+    step allocates nothing here (docs/graph_mode.md, "Memory plan")."""
     alpha = w.dtype.type(alpha)
-    if w.size <= _CHUNK or not (w.flags.c_contiguous and g.flags.c_contiguous):
-        w += alpha * g
+    if g.dtype != w.dtype or not (w.flags.c_contiguous and g.flags.c_contiguous):
+        op(w, alpha * g, out=w)
         return
     flat_w, flat_g = w.reshape(-1), g.reshape(-1)
     buffers = _AXPY_SCRATCH.__dict__
@@ -414,7 +416,7 @@ def add_scaled(w, g, alpha):
         stop = min(start + _CHUNK, w.size)
         part = buf[:stop - start]
         np.multiply(flat_g[start:stop], alpha, out=part)
-        flat_w[start:stop] += part
+        op(flat_w[start:stop], part, out=flat_w[start:stop])
 
 
 def _decays(wd):

@@ -31,6 +31,10 @@ class SGD(Optimizer):
         >>> opt(grads)
     """
 
+    # graph mode: the update only reads the gradients during the call, so a replay may hand it
+    # arrays from its memory plan (this class only, not subclasses: docs/graph_mode.md)
+    _jit_borrows_inputs = True
+
     def __init__(self, params, learning_rate=0.1, momentum=0.0, dampening=0.0, weight_decay=0.0,
                  nesterov=False, loss_scale=1.0):
         super().__init__(learning_rate, params, weight_decay, loss_scale)
