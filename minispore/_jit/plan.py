@@ -255,20 +255,21 @@ def _sparse_ce(prim, ins, out):
     (n, c), scratch = found
     starts = np.arange(n, dtype=np.intp) * c  # where each row starts in the flat logits
 
-    def write(o, shifted, m, finite, row, ids, exps, logits, labels):
+    def write(o, shifted, m, finite, row, ids, exps, lse, logits, labels):
         _loss_ops._check_labels(logits, labels, "SparseSoftmaxCrossEntropy")
         token = _set(_IGNORE)
         try:
             _shift_into(shifted, m, finite, logits)
             np.exp(shifted, out=exps)
             np.sum(exps, axis=1, out=row)
-            np.log(row, out=o)  # logsumexp
+            np.log(row, out=lse)
             _label_positions(ids, starts, labels)  # shifted[arange(n), labels], checked above
             np.take(shifted.reshape(-1), ids, out=row, mode="clip")
-            return np.subtract(o, row, out=o)
+            return np.subtract(lse, row, out=o)
         finally:
             _reset(token)
-    return Into(write, scratch=scratch + (((n, c), scratch[0][1]),), layout=(0,))
+    f = scratch[0][1]
+    return Into(write, scratch=scratch + (((n, c), f), ((n,), f)), layout=(0,))
 
 
 def _sparse_ce_grad(prim, ins, out):
