@@ -468,3 +468,24 @@ def test_numba_elementwise_programs_within_tolerance(numba_cache, drawn, seed, d
         args = program_inputs(rng, dtype)
         close(fn(*args), jitted(*args))
     assert jitted.stats["fallbacks"] == {}
+
+
+def test_numba_float32_tanh_is_within_two_ulp_of_the_correctly_rounded_tanh(numba_cache):
+    def fn(x):
+        t = ops.tanh(x)
+        return t, t * 3.0
+
+    jitted = ms.jit(fn, backend="numba")
+    mags = np.concatenate([np.geomspace(1e-38, 12.0, 40_000, dtype=np.float32),
+                           np.float32([0.0, 1e-45, 9.4, 9.5, 9.6, 30.0, np.inf, np.nan])])
+    xs = np.concatenate([mags, -mags])
+    xs = np.resize(xs, (-(-xs.size // 4096), 4096))  # each call one kernel of 4096 elements
+    for row in xs:
+        got = jitted(Tensor(row))[0].asnumpy()
+        want = np.tanh(row.astype(np.float64)).astype(np.float32)
+        assert np.array_equal(np.isnan(got), np.isnan(want))
+        num = ~np.isnan(want)
+        assert np.array_equal(np.signbit(got[num]), np.signbit(want[num]))  # -0.0 stays -0.0
+        ulps = np.abs(got.view(np.int32).astype(np.int64) - want.view(np.int32))
+        assert ulps[num].max() <= 2
+    assert jitted.stats["fallbacks"] == {} and groups(jitted.compiled.stages[0]["fused"])
