@@ -82,6 +82,9 @@ class Fused:
 
     fresh = True  # every output is new memory (plan.may_alias)
     name = "Fused"
+    routes = None  # numba: inputs its kernel reads as rows of packs (kernels.attach)
+    pack_sources = None  # numba: the numbers of the groups whose packs `kernel` takes
+    kernel = None
     derived_inputs = ()
     view_op = False
 

@@ -34,6 +34,7 @@ SIMD_BOUND = frozenset((_fuse.M.Exp, _fuse.M.Log, _fuse.M.Log1p, _fuse.M.Expm1, 
                         _fuse.M.Cos, _nn.Tanh))
 SIMD_ELEMENTS = 4096
 PACK_MIN = 4
+ROUTE_MIN = 2
 TANH_PER_LOOP = 8
 _kernels = {}  # hash -> compiled dispatcher, per process
 _lock = threading.Lock()
@@ -180,17 +181,20 @@ def _fast_tanh(m, meta):
     return type(m.prim) is _nn.Tanh and meta[m.outs[0]][1] == np.float32
 
 
-def kernel_source(group):
-    """The Python source of `group`'s numba kernel, a function `kernel(a0, a1, ...)` of the
-    group's array inputs (scalar constants are literals) returning its outputs: per row (the
+def kernel_source(group, routes=None, n_packs=0):
+    """The Python source of `group`'s numba kernel, a function `kernel(a0, a1, ..., p0, ...)` of
+    the group's array inputs (scalar constants are literals) returning its outputs: per row (the
     outer loops), phases of a loop over the last axis, each reduction accumulated in one, the
     row values between them; a value made in one phase and read in a later one goes through a
-    scratch row."""
+    scratch row. An input in `routes` (value id -> (q, row)) is not an argument of its own: it
+    is read as row `row` of the packed output `p{q}` of an earlier kernel (`n_packs` of them,
+    after the `a` arguments)."""
     members, meta, full = group.members, group.meta, group.shape
     rank = len(full)
     last = f"i{rank - 1}"
+    routes = routes or {}
     shapes = [meta[x][0] if type(x) is int else np.shape(x[1]) for x in group.ins]
-    args = {x: k for k, x in enumerate(group.ins) if type(x) is int}
+    args = {x: k for k, x in enumerate(group.ins) if type(x) is int and x not in routes}
     const_arg = {id(x[1]): k for k, x in enumerate(group.ins) if type(x) is not int}
     places = _places(group)
     phase_of = {m.outs[0]: p for m, (where, p) in zip(members, places) if where == "loop" and
@@ -205,6 +209,9 @@ def kernel_source(group):
             if x not in loaded:
                 if x in args:
                     loads.append(f"v{x} = a{args[x]}{_index(meta[x][0], full)}")
+                elif x in routes:
+                    q, row = routes[x]
+                    loads.append(f"v{x} = p{q}[{row}, {_index(meta[x][0], full)[1:]}")
                 elif x in phase_of and phase_of[x] < current[0]:
                     scratch.add(x)
                     loads.append(f"v{x} = s{x}[{last}]")
@@ -246,7 +253,7 @@ def kernel_source(group):
         block[1].append(f"v{out} = {text}" if kind == "P" else f"v{out} = {_np_name(t)}({text})")
     flags = ", fastmath={\"reassoc\"}" if reductions else ""
     lines = [f"@numba.njit(cache=True, error_model=\"numpy\", nogil=True{flags})",
-             f"def kernel({', '.join(f'a{k}' for k in range(len(group.ins)))}):"]
+             f"def kernel({', '.join(_params(group.ins, routes, n_packs))}):"]
     if not rank:  # 0-d values: no loop; each output a new 0-d array
         loads, body, _ = blocks[("loop", 0)]
         lines += ["    " + x for x in loads + body]
@@ -259,9 +266,13 @@ def kernel_source(group):
         src = str(full[k])
         for n, shape in enumerate(shapes):
             d = k - (rank - len(shape))
-            if d >= 0 and shape[d] == full[k]:
+            x = group.ins[n]
+            if d >= 0 and shape[d] == full[k] and (type(x) is not int or x not in routes):
                 src = f"a{n}.shape[{d}]"
                 break
+        else:
+            if n_packs:  # every array input routed: a pack's rows have the group's shape
+                src = f"p0.shape[{k + 1}]"
         extents.append(src)
     lines += [f"    n{k} = {e}" for k, e in enumerate(extents)]
     outer = [f"i{k}" for k in range(rank - 1)]
@@ -321,6 +332,11 @@ def kernel_source(group):
                 lines.append(f"{pad}{index[i]} = v{i}")
     return _PREAMBLE + "\n".join(lines + ["    return o" if packed else
                                           _returned(group.outs)]) + "\n"
+
+
+def _params(ins, routes, n_packs):
+    return [f"a{k}" for k, x in enumerate(ins) if type(x) is not int or x not in routes] + \
+        [f"p{q}" for q in range(n_packs)]
 
 
 def _returned(outs):
@@ -383,7 +399,9 @@ def attach(trace):
     transcendental over a large array, or a kernel that cannot be made) keeps its NumPy
     forward, the reason in `prim.backend`. Returns the number of kernels."""
     made = 0
+    packed = {}  # value id -> (the numba group whose kernel packs it, its row)
     for group in _fuse.fused_groups(trace):
+        group.routes, group.pack_sources = {}, ()
         slow = [type(m.prim).__name__ for m in group.members if type(m.prim) in SIMD_BOUND or
                 getattr(m.prim, "approximate", None) == "tanh"]
         size = math.prod(group.shape)
@@ -391,10 +409,13 @@ def attach(trace):
             group.backend = (f"numpy ({slow[0]} over {size} elements: NumPy's SIMD loop is "
                              "faster than a kernel's scalar code)")
             continue
+        routes, sources = _routes(group, packed)
         try:
-            source = kernel_source(group)
+            source = kernel_source(group, routes, len(sources))
             fn = load(source)
-            sample = [np.zeros(*group.meta[x]) if type(x) is int else x[1] for x in group.ins]
+            sample = [np.zeros(*group.meta[x]) if type(x) is int else x[1] for x in group.ins
+                      if type(x) is not int or x not in routes]
+            sample += [np.zeros((len(p.outs), *p.shape), p.meta[p.outs[0]][1]) for p in sources]
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 got = fn(*sample)
@@ -406,6 +427,41 @@ def attach(trace):
             continue
         group.kernel_source = source
         group.backend = "numba"
-        group.forward = fn
+        group.kernel = fn
+        group.forward = _unrouted(group, fn, sources) if routes else fn
+        group.routes, group.pack_sources = routes, tuple(p.number for p in sources)
+        if packs(group):
+            packed.update((i, (group, row)) for row, i in enumerate(group.outs))
         made += 1
     return made
+
+
+def _routes(group, packed):
+    """The inputs of `group` its kernel reads as rows of an earlier kernel's packed output (the
+    replay passes that one array, not each row: numba unboxes every array argument, ~60 ns
+    each): ({value id: (q, row)}, the producing groups, q their order). A pack is taken when
+    ROUTE_MIN or more of the group's inputs are rows of it, of the group's own shape."""
+    by_source = {}
+    for x in group.ins:
+        if type(x) is int and x in packed and group.meta[x][0] == group.shape:
+            source, row = packed[x]
+            if source.shape == group.shape:
+                by_source.setdefault(source, []).append((x, row))
+    sources = [p for p, rows in by_source.items() if len(rows) >= ROUTE_MIN]
+    return {x: (q, row) for q, p in enumerate(sources) for x, row in by_source[p]}, sources
+
+
+def _unrouted(group, fn, sources):
+    """`group`'s forward on its inputs one array each (as Trace.interpret calls it): each pack
+    its kernel reads is made again from the rows (the generated replay passes the packs)."""
+    def forward(*arrays):
+        packs = [np.empty((len(p.outs), *p.shape), p.meta[p.outs[0]][1]) for p in sources]
+        own = []
+        for x, a in zip(group.ins, arrays):
+            if type(x) is int and x in group.routes:
+                q, row = group.routes[x]
+                packs[q][row] = a
+            else:
+                own.append(a)
+        return fn(*own, *packs)
+    return forward

@@ -59,13 +59,14 @@ def lower(trace, guard_methods, same_python, rng_snapshot, rng_restore, committe
         body.append("snap = _snap(_trace)")
     miss = "_restore(snap); return None" if rng else "return None"
     quiet_on = committed = wrote = False
-    dead_after = _dead_after(trace)
+    producers, via, named = _routing(trace)
+    dead_after = _dead_after(trace, via, named)
     ref_ids = {i for i, _ in trace.refs}
     known = set(range(n_args)) | ref_ids  # values whose shape is the captured one for sure
     for n, step in enumerate(trace.steps):
         dead = dead_after.get(n - 1)
         if dead:  # as eager frees what the walk has used: the peak stays eager's
-            body.append("del " + ", ".join(f"v{i}" for i in dead))
+            body.append("del " + ", ".join(dead))
         if hasattr(step, "prim"):
             if step.quiet and not quiet_on:
                 body.append("tok = _set(_IGNORE)")
@@ -74,8 +75,11 @@ def lower(trace, guard_methods, same_python, rng_snapshot, rng_restore, committe
                 body.append("_reset(tok); tok = None")
                 quiet_on = False
             ns[f"f{n}"] = step.prim.forward
+            routed = via.get(n, ())
             operands = []
             for j, x in enumerate(step.ins):
+                if type(x) is int and x in routed:
+                    continue
                 if type(x) is int:
                     src = f"v{x}"
                 else:
@@ -85,6 +89,9 @@ def lower(trace, guard_methods, same_python, rng_snapshot, rng_restore, committe
                     ns[f"dt{n}_{j}"] = step.casts[j][0]
                     src = f"{src}.astype(dt{n}_{j}, copy={step.casts[j][1]})"
                 operands.append(src)
+            if routed:  # a kernel reading earlier kernels' packed outputs whole
+                ns[f"f{n}"] = step.prim.kernel
+                operands += [f"pk{q}" for q in step.prim.pack_sources]
             call = f"f{n}({', '.join(operands)})"
             k = None if plan is None else plan.out.get(n)
             into = None if k is None else plan.into[n]
@@ -112,7 +119,15 @@ def lower(trace, guard_methods, same_python, rng_snapshot, rng_restore, committe
                 body.append(f"    if type(v{step.outs[0]}) is not _ndarray: "
                             f"v{step.outs[0]} = _asarray(v{step.outs[0]})")
                 continue
-            if step.multi:
+            if step.multi and n in producers:  # a packed kernel output that others read whole
+                q = step.prim.number
+                body.append(f"pk{q} = {call}")
+                body.extend(f"v{i} = pk{q}[{m}]" for m, i in enumerate(step.outs) if i in named)
+                if not _sure_of_outputs(step, known):
+                    ns[f"ps{q}"] = (len(step.outs), *step.prim.shape)
+                    body.append(f"if pk{q}.shape != ps{q}: " +
+                                (f"raise _committed_miss(p{n})" if committed else miss))
+            elif step.multi:
                 body.append(f"o = {call}")
                 for m, i in enumerate(step.outs):
                     body.append(f"v{i} = o[{m}]")
@@ -123,6 +138,8 @@ def lower(trace, guard_methods, same_python, rng_snapshot, rng_restore, committe
                 ns[f"p{n}"] = step.prim
             if not _sure_of_outputs(step, known):
                 for i, shp in zip(step.outs, step.shapes):
+                    if i not in named:
+                        continue
                     ns[f"s{i}"] = shp
                     body.append(f"if type(v{i}) is not _ndarray: v{i} = _asarray(v{i})")
                     body.append(f"if v{i}.shape != s{i}: " +
@@ -188,29 +205,65 @@ def _sure_of_outputs(step, known):
         all(step.shapes) and all(x in known for x in step.ins if type(x) is int)
 
 
-def _dead_after(trace):
-    """{step index: the values computed inside the trace whose last use is that step}, so the
-    generated code drops each one as soon as it is dead (the arguments, the Parameters and other
-    outside tensors, and the outputs stay)."""
-    keep = set(trace.out_ids) | set(range(trace.n_args)) | {i for i, _ in trace.refs}
-    last = {}
+def _uses(step):
+    """The values a step reads and the values it makes."""
+    if hasattr(step, "prim"):
+        return [x for x in step.ins if type(x) is int], step.outs
+    if hasattr(step, "cell"):
+        return step.in_ids, step.outs
+    return (step.value,), ()  # a Write or a Guard: reads one value
+
+
+def _routing(trace):
+    """The packed kernel outputs that later kernels read whole (kernels.attach): ({step index
+    of each producer}, {step index: the values that step reads as rows of a pack}, the values
+    the generated code names: every value but a packed row that only kernels read whole)."""
+    via, wanted = {}, set()
     for n, step in enumerate(trace.steps):
-        if hasattr(step, "prim"):
-            uses = [x for x in step.ins if type(x) is int]
-            made = step.outs
-        elif hasattr(step, "cell"):
-            uses, made = step.in_ids, step.outs
-        else:  # a Write or a Guard: reads one value
-            uses, made = (step.value,), ()
+        routes = getattr(getattr(step, "prim", None), "routes", None)
+        if routes:
+            via[n] = routes
+            wanted.update(step.prim.pack_sources)
+    producers = {n for n, step in enumerate(trace.steps)
+                 if getattr(getattr(step, "prim", None), "pack_sources", None) is not None and
+                 getattr(step.prim, "number", None) in wanted and step.multi}
+    named = set(range(trace.n_args)) | {i for i, _ in trace.refs} | set(trace.out_ids)
+    for n, step in enumerate(trace.steps):
+        uses, made = _uses(step)
+        routed = via.get(n, ())
+        named.update(x for x in uses if x not in routed)
+        if n not in producers:
+            named.update(made)
+    return producers, via, named
+
+
+def _dead_after(trace, via=None, named=None):
+    """{step index: the names of the values computed inside the trace whose last use is that
+    step, and of the packs (`pk`) a kernel last reads whole there}, so the generated code drops
+    each one as soon as it is dead (the arguments, the Parameters and other outside tensors, and
+    the outputs stay)."""
+    via = via or {}
+    keep = set(trace.out_ids) | set(range(trace.n_args)) | {i for i, _ in trace.refs}
+    last, last_pack = {}, {}
+    for n, step in enumerate(trace.steps):
+        uses, made = _uses(step)
+        routed = via.get(n, ())
         for i in made:
-            last[i] = n  # an output nothing reads is dead at once
+            if named is None or i in named:
+                last[i] = n  # an output nothing reads is dead at once
         for i in uses:
-            last[i] = n
+            if i not in routed:
+                last[i] = n
+        if routed:
+            for q in step.prim.pack_sources:
+                last_pack[q] = n
     dead = {}
-    for i, n in last.items():
+    for i, n in sorted(last.items()):
         if i not in keep:
-            dead.setdefault(n, []).append(i)
-    return {n: sorted(v) for n, v in dead.items()}
+            dead.setdefault(n, []).append(f"v{i}")
+    for q, n in sorted(last_pack.items()):
+        dead.setdefault(n, []).append(f"pk{q}")
+    return dead
 
 
 def _constants_contiguous(ins):
