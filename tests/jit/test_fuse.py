@@ -328,15 +328,20 @@ def test_numba_fuses_a_graph_of_0d_values_with_sin_and_cos_into_one_kernel(numba
     assert all({"Sin", "Cos"} <= set(members(grp)) for grp in made)
 
 
+def tanh_chain(length):
+    """W1's loss: `length` times y = tanh(y * 1.01 + 0.1), summed."""
+    def f(x):
+        y = x
+        for _ in range(length):
+            y = ops.tanh(y * 1.01 + 0.1)
+        return y.sum()
+    return f
+
+
 def test_numba_kernel_returns_many_outputs_as_rows_of_one_array(numba_cache):
     # the forward chain's tanh values are saved for the backward: a kernel with many outputs of
     # one shape packs them (one boxed array instead of one per output)
-    def f(x):
-        y = x
-        for _ in range(12):
-            y = ops.tanh(y * 1.01 + 0.1)
-        return y.sum()
-    step = ms.value_and_grad(f)
+    step = ms.value_and_grad(tanh_chain(12))
     jitted = ms.jit(step, backend="numba")
     for seed in range(3):
         x = Tensor(np.random.default_rng(seed).standard_normal(16).astype(np.float32))
@@ -501,13 +506,7 @@ def test_numba_float32_tanh_is_within_two_ulp_of_the_correctly_rounded_tanh(numb
 
 
 def test_numba_kernels_read_an_earlier_kernels_packed_outputs_whole(numba_cache):
-    def forward(x):
-        y = x
-        for _ in range(60):
-            y = ops.tanh(y * 1.01 + 0.1)
-        return y.sum()
-
-    step = ms.value_and_grad(forward)
+    step = ms.value_and_grad(tanh_chain(60))
     jitted = ms.jit(step, backend="numba")
     x = Tensor(np.linspace(-1, 1, 16, dtype=np.float32))
     for _ in range(3):
