@@ -526,3 +526,16 @@ def test_numba_kernels_read_an_earlier_kernels_packed_outputs_whole(numba_cache)
     run = stage["run"]
     same_result = run.interpret([x._data], [x])
     assert all(np.array_equal(a, b) for a, b in zip(same_result, run.fn([x._data])))
+
+
+def test_a_read_whole_pack_of_unsure_shape_is_checked_once(numba_cache, monkeypatch):
+    from minispore._jit import lower
+    monkeypatch.setattr(lower, "_sure_of_outputs", lambda step, known: False)
+    step = ms.value_and_grad(tanh_chain(60))
+    jitted = ms.jit(step, backend="numba")
+    x = Tensor(np.linspace(-1, 1, 16, dtype=np.float32))
+    for _ in range(3):
+        close(step(x), jitted(x))
+    source = jitted.compiled.stages[0]["run"].source
+    assert "if pk0.shape != ps0: return None" in source
+    assert jitted.stats["replays"] == 2
