@@ -25,17 +25,19 @@ NO_FLAGS = frozenset(PRIMITIVES[name] for name in (
 
 # 0-d nodes computed on NumPy scalars (`x3 = x1 * x2`): NumPy's scalar arithmetic is the same
 # correctly rounded operation as its ufunc loop (~60 ns against ~550 ns for a ufunc call on 0-d
-# arrays), and a ufunc called on a scalar runs the loop it runs on a 0-d array.
+# arrays), and a ufunc called on a scalar runs the loop it runs on a 0-d array. Which NaN
+# operand a scalar operation returns is the C compiler's choice (NumPy 1.26's float32 add
+# returns the second, its ufunc the first), so a NaN result is computed again by the ufunc.
 _SCALAR_OPERATORS = {np.add: "{0} + {1}", np.subtract: "{0} - {1}", np.multiply: "{0} * {1}",
-                     np.negative: "-{0}"}
+                     np.negative: "-{0}", np.true_divide: "{0} / {1}"}
 _SCALAR_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 _RealDiv = PRIMITIVES["RealDiv"]
 _Tanh = PRIMITIVES["Tanh"]
 
 
 def _scalar_form(step, meta):
-    """The expression of a 0-d float32/float64 node computed on NumPy scalars (`{0}`, `{1}` its
-    operands, `{u}` its ufunc) when that gives its forward's bits and warnings, else None: the
+    """(expression, ufunc) of a 0-d float32/float64 node computed on NumPy scalars (`{0}`, `{1}`
+    its operands, `{u}` its ufunc) when that gives its forward's bits and warnings, else None: the
     exactly rounded ufuncs (plan.PLANNED_UFUNCS), true division, and the float unary ufuncs
     (Sin, Exp, Tanh, ...), each on operands of its own dtype, in a quiet region (every one of
     these forwards runs quietly, or raises no flag)."""
@@ -58,7 +60,7 @@ def _scalar_form(step, meta):
             f"{{{j}}}" for j in range(len(step.ins))) + ")"), f
     forward = getattr(prim.forward, "__func__", None)
     if cls is _RealDiv and forward is cls.forward and len(step.ins) == 2:
-        return "{0} / {1}", None  # quiet(np.true_divide) on floats
+        return _SCALAR_OPERATORS[np.true_divide], np.true_divide  # quiet(np.true_divide)
     if (cls.__base__ is _math_ops._FloatUnary or cls is _Tanh) and forward is cls.forward and \
             isinstance(cls.kernel, np.ufunc) and cls.forward in (
                 _math_ops._FloatUnary.forward, _Tanh.forward) and len(step.ins) == 1:
@@ -138,6 +140,8 @@ def lower(trace, guard_methods, same_python, rng_snapshot, rng_restore, committe
                 operands.append(f"x{x}")
             out = step.outs[0]
             body.append(f"x{out} = " + text.format(*operands, u=f"u{n}"))
+            if f in _SCALAR_OPERATORS:  # NaN: the operand the ufunc returns
+                body.append(f"if x{out} != x{out}: x{out} = u{n}({', '.join(operands)})")
             held.add(out)
             if out in arrays:
                 body.append(f"v{out} = _asarray(x{out})")

@@ -63,7 +63,7 @@ def test_fourth_derivative_replays_on_scalars_with_eagers_bits():
         g = ms.grad(g)
     jitted = ms.jit(g)
     for dtype in (np.float64, np.float32):
-        for v in (0.5, -2.0, 30.0, np.nan):
+        for v in (0.5, -2.0, 30.0, np.inf):
             x = Tensor(dtype(v))
             assert same(g(x), jitted(x))
     source = jitted.compiled.stages[0]["run"].source
