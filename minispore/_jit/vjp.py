@@ -247,9 +247,10 @@ class _SecondOrder:
     slots: the tracked outputs, then the tracked saved values not among them; `fout_src`
     ("out" or "saved", value id)), and the saved values its first backward reads, as the
     arguments of that backward (`saved_ids`, each from `saved_from`: ("f", output position),
-    ("arg", argument position), ("obj", object) or ("wrap", value id))."""
+    ("arg", argument position), ("obj", object) or ("wrap", value id)), then the Tensors the
+    template holds by reference (`held`, not Parameters: a trace reads them as arguments)."""
 
-    __slots__ = ("backs", "fout_slots", "fout_src", "saved_from", "saved_ids", "vjps")
+    __slots__ = ("backs", "fout_slots", "fout_src", "held", "saved_from", "saved_ids", "vjps")
 
 
 def _second_order_plan(gt):
@@ -260,7 +261,7 @@ def _second_order_plan(gt):
         if p is not None and p not in plan.fout_slots:
             plan.fout_slots.append(p)
             plan.fout_src.append(("out", i))
-    tracks = {}
+    tracks, held = {}, {}
 
     def visit(x):
         kind = x[0]
@@ -268,6 +269,8 @@ def _second_order_plan(gt):
             tracks.setdefault(x[1], set()).add(x[2])
         elif kind == "a":
             tracks.setdefault(x[1], set())
+        elif kind == "obj" and isinstance(x[1], Tensor) and not isinstance(x[1], Parameter):
+            held[id(x[1])] = x[1]  # read by reference: an argument of the backward too
         elif kind in ("tuple", "list"):
             for e in x[1]:
                 visit(e)
@@ -290,6 +293,7 @@ def _second_order_plan(gt):
                 plan.fout_slots.append(p)
                 plan.fout_src.append(("saved", i))
             plan.saved_from.append(("f", plan.fout_slots.index(p)))
+    plan.held = list(held.values())
     plan.backs, plan.vjps = {}, {}
     return plan
 
@@ -332,7 +336,7 @@ class SecondOrderPrim:
         key = (tuple([d is not None for d in dout]), tuple([c is not None for c in curs]),
                group)
         ts = [d for d in dout if d is not None] + [c for c in curs if c is not None] + \
-            _backward_inputs(gt, plan, bundle)
+            _backward_inputs(gt, plan, bundle) + plan.held
         back = plan.backs.get(key)
         if back is None:
             fn = _first_backward_of(gt, key)
@@ -345,9 +349,9 @@ class SecondOrderPrim:
         if tape is not None and tape.depth == 2 and not _tape._packing and \
                 not _tape._state.recorded_walk:
             own = jitted.stats
-            before = own["grad_replays"], own["captures"]
+            before = own["replays"], own["captures"]
             finals = jitted(*ts)
-            if own["grad_replays"] != before[0]:
+            if own["replays"] != before[0]:
                 stats["grad2_bwd_replays"] += 1
             elif own["captures"] != before[1]:
                 stats["grad2_bwd_captures"] += 1
