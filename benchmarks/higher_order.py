@@ -137,6 +137,59 @@ def w4a_first(repeat):
               f"{ratio:28.3f}")
 
 
+def w4a_second(repeat):
+    """Second derivatives, eager and jit under grad of grad (the forward one tape node, the
+    first backward a jitted function, also one node): sin(x) exp(x) on a 0-d tensor, the chain
+    of 50 tanh layers on 16 floats, and a gradient-norm penalty of a small MLP (the squared
+    gradient by its weights, differentiated by the weights and the input)."""
+    def f(t):
+        return ops.sin(t) * ops.exp(t)
+
+    def chain(t):
+        return _tanh_chain(t).sum()
+    ms.set_seed(0)
+    net = nn.SequentialCell([nn.Dense(32, 64), nn.Tanh(), nn.Dense(64, 10)])
+    weights = net.trainable_params()
+
+    def mlp(t):
+        return (net(t) ** 2).mean()
+
+    def grad2(fn):
+        return ms.grad(ms.grad(fn))
+
+    def penalty(fn):
+        return ms.value_and_grad(
+            lambda t: sum([(g * g).sum() for g in ms.grad(fn, None, weights)(t)]), 0, weights)
+    rng = np.random.default_rng(0)
+    names, cases = [], []
+    for label, make, fn, x in (
+            ("sin exp f64", grad2, f, Tensor(np.asarray(X0, np.float64))),
+            ("tanh x50 f32", grad2, chain, Tensor(np.linspace(-1, 1, 16, dtype=np.float32))),
+            ("MLP penalty f32", penalty, mlp,
+             Tensor(rng.standard_normal((16, 32)).astype(np.float32)))):
+        eager, compiled = make(fn), make(ms.jit(fn))
+        a = eager(x)
+        compiled(x)  # captures the forward, then the first backward
+        assert _same_tree(a, compiled(x)), label
+        names += [f"{label}", f"{label} (jit)"]
+        cases += [lambda g=eager, x=x: g(x), lambda g=compiled, x=x: g(x)]
+    rounds = interleaved_rounds(cases, repeat, warmup=20)
+    print("W4a second order: grad(grad(f)) of sin(x) exp(x) at x = 0.5 (0-d) and of tanh x50 on "
+          "(16,); value_and_grad of an MLP 32-64-10 gradient penalty (batch 16)")
+    print(f"{'':24s} {'best us':>9s} {'median us':>10s} {'x eager (median of rounds)':>28s}")
+    for k, name in enumerate(names):
+        col = [r[k] for r in rounds]
+        ratio = statistics.median(r[k] / r[k - k % 2] for r in rounds)
+        print(f"{name:24s} {min(col) * 1e6:9.1f} {statistics.median(col) * 1e6:10.1f} "
+              f"{ratio:28.3f}")
+
+
+def _same_tree(a, b):
+    if isinstance(a, (tuple, list)):
+        return len(a) == len(b) and all(_same_tree(x, y) for x, y in zip(a, b))
+    return np.array_equal(a.asnumpy(), b.asnumpy()) and a.dtype == b.dtype
+
+
 # ---- W4b -----------------------------------------------------------------------------------------
 
 def numpy_hvp(x, y, weights, v):
@@ -291,6 +344,8 @@ def main():
     w4a(args.repeat, torch)
     print()
     w4a_first(args.repeat)
+    print()
+    w4a_second(args.repeat)
     print()
     w4b(max(args.repeat // 5, 5), torch)
     print()

@@ -390,33 +390,42 @@ def _tensors_tracked(gt, bundle):
     return dict(zip(gt.second.saved_ids, _backward_inputs(gt, gt.second, bundle)))
 
 
+class _FirstBackward:
+    """What the first backward for one key reads (one object: a jitted function's closure is
+    checked object by object at every call)."""
+
+    __slots__ = ("cot_slots", "cur_slots", "leaf_slots", "n_cots", "n_curs", "n_slots", "nodes",
+                 "saved_ids")
+
+
 def _first_backward_of(gt, key):
     """The first backward for `key` (cotangent mask, which leaves have a gradient so far, the
     leaf of each use) as a function of (cotangents, those gradients, saved values): the
     template's nodes walked recorded, each leaf one slot seeded with its gradient so far, so
     the walk adds each use into it as eager's walk adds it into the leaf's slot."""
     mask, has_cur, group = key
-    plan = gt.second
     n = gt.n_internal
-    n_cots, n_curs = sum(mask), sum(has_cur)
-    cot_slots = [p for p, m in zip(plan.fout_slots, mask) if m]
-    cur_slots = [n + j for j, h in enumerate(has_cur) if h]
-    leaf_slots = [n + j for j in range(len(has_cur))]
-    nodes = [(prim, tuple([s if s < n else n + group[s - n] for s in ins]), needs, out, saved,
-              meta) for prim, ins, needs, out, saved, meta in gt.template]
-    saved_ids = plan.saved_ids
+    fb = _FirstBackward()
+    fb.n_cots, fb.n_curs = sum(mask), sum(has_cur)
+    fb.cot_slots = [p for p, m in zip(gt.second.fout_slots, mask) if m]
+    fb.cur_slots = [n + j for j, h in enumerate(has_cur) if h]
+    fb.leaf_slots = [n + j for j in range(len(has_cur))]
+    fb.n_slots = n + len(has_cur)
+    fb.nodes = [(prim, tuple([s if s < n else n + group[s - n] for s in ins]), needs, out, saved,
+                 meta) for prim, ins, needs, out, saved, meta in gt.template]
+    fb.saved_ids = gt.second.saved_ids
 
     def first_backward(*ts):
-        tensors = dict(zip(saved_ids, ts[n_cots + n_curs:]))
+        n_cots, n_in = fb.n_cots, fb.n_cots + fb.n_curs
+        tensors = dict(zip(fb.saved_ids, ts[n_in:]))
         clock = _writes.clock
         tape = _tape.Tape()
         tape.nodes = [(prim, ins, needs, out, _materialize(saved, tensors), clock, meta)
-                      for prim, ins, needs, out, saved, meta in nodes]
-        tape.n_slots = n + len(has_cur)
-        roots = list(zip(cot_slots, ts[:n_cots])) + \
-            list(zip(cur_slots, ts[n_cots:n_cots + n_curs]))
+                      for prim, ins, needs, out, saved, meta in fb.nodes]
+        tape.n_slots = fb.n_slots
+        roots = list(zip(fb.cot_slots, ts[:n_cots])) + list(zip(fb.cur_slots, ts[n_cots:n_in]))
         grads = backward(tape, 0, roots, True)
-        return tuple([grads[s] for s in leaf_slots])
+        return tuple([grads[s] for s in fb.leaf_slots])
     first_backward.__name__ = f"first_backward({gt.prim.name})"
     return first_backward
 
@@ -542,6 +551,19 @@ def _capture_vjp(gt, vjps, arrays, dout, cots, mask, slots):
             seen.add(id(t))
             order.append(i)
             saved_list.append(t)
+    taken = {id(t._data) for t in saved_list}
+    if any(id(c._data) in taken for c in cots) or len({id(c._data) for c in cots}) < len(cots):
+        # one array per trace input: a cotangent that is also a saved value or another
+        # cotangent (the shared ones sensitivity at second order) is captured over a copy
+        own = []
+        for c in cots:
+            if id(c._data) in taken:
+                c = _tape.wrap(c._data.copy())
+            taken.add(id(c._data))
+            own.append(c)
+        it = iter(own)
+        dout = tuple([None if d is None else next(it) for d in dout])
+        cots = own
     inputs = cots + saved_list
     rec = _VjpRecorder(inputs)
     result, got, reason, _ = _capture.capture(

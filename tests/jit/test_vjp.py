@@ -272,6 +272,7 @@ def test_random_programs_grad_of_grad_used_inside_and_outside_bitwise(ops_drawn,
     stats = jitted.stats
     assert stats["spliced"] == 0 and stats["eager_calls"] == 0, stats
     assert stats["grad2_replays"] >= 2 and stats["grad2_bwd_eager"] == 0, stats
+    assert stats["grad2_bwd_replays"] >= 1, stats
     assert stats["fallbacks"] == {}, stats
 
 
@@ -324,6 +325,19 @@ def test_second_order_puts_one_node_for_the_forward_and_one_for_the_first_backwa
     assert compiled == ["Identity", "jit(f)", "ReduceSum", "jit(first_backward(jit(f)))"]
     stats = jitted.stats
     assert stats["grad2_bwd_captures"] == 1 and stats["grad2_bwd_replays"] == 1, stats
+
+
+def test_second_order_of_a_0d_function_with_the_shared_ones_sensitivity():
+    # both transforms start their walks from the same read-only ones array (a 0-d output):
+    # the traces take it once as a cotangent and once as a saved value
+    jitted = ms.jit(lambda t: ops.sin(t) * ops.exp(t))
+    for v in (0.5, -0.0, 2.0, 0.0):
+        x = Tensor(np.asarray(v, np.float64))
+        assert same(ms.grad(ms.grad(lambda t: ops.sin(t) * ops.exp(t)))(x),
+                    ms.grad(ms.grad(jitted))(x))
+    stats = jitted.stats
+    assert stats["vjp_eager"] == 0 and stats["eager_calls"] == 0, stats
+    _second_order_compiled(stats, 3)
 
 
 class _Net(nn.Cell):
