@@ -5,8 +5,10 @@ float64 tensor (float32 as a second row), beside PyTorch eager doing the same wi
 `torch.autograd.grad(create_graph=True)` four times. Goals: eager <= 200 us per call, under jit
 <= 10 us. Rows `ms jit(grad^4)`: grad inside jit (the jitted fourth derivative, one straight-line
 replay; `ms jit numba`: the same with the numba backend, the whole graph one fused kernel);
-`ms grad^4(jit)`: jit under grad (the fourth derivative of a jitted f: above first order f's
+`ms grad^4(jit)`: jit under grad (the fourth derivative of a jitted f: above second order f's
 forward replays and its nodes are put on the tape as eager records them; about eager's time).
+"W4a second order": grad(grad(f)) eager against grad(grad(jit(f))) (the forward one node, the
+first backward a jitted function, one node too).
 
 W4b: the Hessian-vector product of the W2 loss (MLP 784-512-512-10, ReLU, batch 128, softmax
 cross-entropy, float32) with respect to the first weight, reverse over reverse: minispore as a
@@ -47,7 +49,7 @@ X0 = 0.5
 def ms_fourth(dtype, jitted=False, jit_inside=False, backend="numpy"):
     """`jitted`: jit of the fourth derivative (grad inside jit: the four nested walks captured
     once, replayed as straight-line code). `jit_inside`: the fourth derivative of jit(f) (jit
-    under grad: above first order the jitted function runs eagerly, docs/graph_mode.md)."""
+    under grad: above second order the jitted function's nodes are eager's, docs/graph_mode.md)."""
     def f(t):
         return ops.sin(t) * ops.exp(t)
     g = ms.jit(f) if jit_inside else f
