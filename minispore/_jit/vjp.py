@@ -86,17 +86,15 @@ class GradTrace:
             return False, None
         if self.out_pos is None:
             self._prepare()
-        depth = tape.depth
-        if depth > 1 or _tape._packing or _tape._state.recorded_walk:
-            plain = not _tape._packing and not _tape._state.recorded_walk
-            if not plain or depth > self.jitted.one_node_depth:
-                if plain and depth == 2:
-                    plan = self.second
-                    if plan is None:
-                        plan = self.second = _second_order_plan(self)
-                    if type(plan) is _SecondOrder:
-                        return True, self._second_order(plan, outs, args, tape)
-                return True, self._splice(outs, args, tape)
+        recorded = _tape._packing or _tape._state.recorded_walk  # forward mode, hooks
+        if recorded or tape.depth > self.jitted.one_node_depth:
+            if not recorded and tape.depth == 2:
+                plan = self.second
+                if plan is None:
+                    plan = self.second = _second_order_plan(self)
+                if type(plan) is _SecondOrder:
+                    return True, self._second_order(plan, outs, args, tape)
+            return True, self._splice(outs, args, tape)
         made, result = self._outputs(outs, args, lambda a, p: _tape._tracked(a, tape))
         spec = [(t._slot, t._data.shape, t._data.dtype) for t in made.values()
                 if t._tape is tok]

@@ -379,6 +379,32 @@ def _train(mode, jit_construct=False):
         ms.set_context(mode=ms.PYNATIVE_MODE)
 
 
+def test_graph_mode_cell_under_grad_of_grad_with_weights_equals_pynative():
+    def run(mode):
+        ms.set_seed(15)
+        net = _Net()
+        weights = net.trainable_params()
+        rng = np.random.default_rng(16)
+        got = []
+        ms.set_context(mode=mode)
+        try:
+            for k in range(4):
+                x = fresh(rng, (2, 1, 8, 8))
+                ms.set_seed(100 + k)  # the same dropout masks in both modes
+                first = ms.grad(lambda x: (net(x) ** 2).sum(), 0, weights)
+                got.append(ms.value_and_grad(
+                    lambda x: sum([(g * g).sum() for g in first(x)[1]]), 0, weights)(x))
+        finally:
+            ms.set_context(mode=ms.PYNATIVE_MODE)
+        return got, net
+    want, _ = run(ms.PYNATIVE_MODE)
+    got, net = run(ms.GRAPH_MODE)
+    assert same(want, got)
+    stats = cell_stats(net)
+    assert stats["captures"] == 1 and stats["eager_calls"] == 0, stats
+    _second_order_compiled(stats, 3)
+
+
 def test_graph_mode_cell_inside_value_and_grad_is_compiled():
     # convolution, BatchNorm's statistics writes, max pooling and dropout's random mask
     eager, params_e, _, _ = _train(ms.PYNATIVE_MODE)
