@@ -53,6 +53,14 @@ class GradTrace:
         for mask, v in self.vjps.items():
             if type(v) is tuple:
                 parts += [f"# vjp for cotangents {list(mask)}", v[0].text()]
+        if type(self.second) is _SecondOrder:
+            for mask, v in self.second.vjps.items():
+                if type(v) is tuple:
+                    parts += [f"# second order: vjp for cotangents on the outputs and saved "
+                              f"values {list(mask)}", v[0].text()]
+            for key, (_, jitted) in self.second.backs.items():
+                parts += [f"# second order: first backward for cotangents {list(key[0])}",
+                          *jitted.graphs()]
         return "\n".join(parts)
 
     def tracked_outs(self):
