@@ -169,10 +169,12 @@ def w4a_second(repeat):
             ("tanh x50 f32", grad2, chain, Tensor(np.linspace(-1, 1, 16, dtype=np.float32))),
             ("MLP penalty f32", penalty, mlp,
              Tensor(rng.standard_normal((16, 32)).astype(np.float32)))):
-        eager, compiled = make(fn), make(ms.jit(fn))
+        jitted = ms.jit(fn)
+        eager, compiled = make(fn), make(jitted)
         a = eager(x)
         compiled(x)  # captures the forward, then the first backward
-        assert _same_tree(a, compiled(x)), label
+        assert _same_tree(a, compiled(x)) and _same_tree(a, compiled(x)), label
+        assert jitted.stats["grad2_bwd_replays"] >= 1, jitted.stats  # the compiled path
         names += [f"{label}", f"{label} (jit)"]
         cases += [lambda g=eager, x=x: g(x), lambda g=compiled, x=x: g(x)]
     rounds = interleaved_rounds(cases, repeat, warmup=20)
