@@ -5,8 +5,10 @@ float64 tensor (float32 as a second row), beside PyTorch eager doing the same wi
 `torch.autograd.grad(create_graph=True)` four times. Goals: eager <= 200 us per call, under jit
 <= 10 us. Rows `ms jit(grad^4)`: grad inside jit (the jitted fourth derivative, one straight-line
 replay; `ms jit numba`: the same with the numba backend, the whole graph one fused kernel);
-`ms grad^4(jit)`: jit under grad (the fourth derivative of a jitted f: above first order f's
+`ms grad^4(jit)`: jit under grad (the fourth derivative of a jitted f: above second order f's
 forward replays and its nodes are put on the tape as eager records them; about eager's time).
+"W4a second order": grad(grad(f)) eager against grad(grad(jit(f))) (the forward one node, the
+first backward a jitted function, one node too).
 
 W4b: the Hessian-vector product of the W2 loss (MLP 784-512-512-10, ReLU, batch 128, softmax
 cross-entropy, float32) with respect to the first weight, reverse over reverse: minispore as a
@@ -47,7 +49,7 @@ X0 = 0.5
 def ms_fourth(dtype, jitted=False, jit_inside=False, backend="numpy"):
     """`jitted`: jit of the fourth derivative (grad inside jit: the four nested walks captured
     once, replayed as straight-line code). `jit_inside`: the fourth derivative of jit(f) (jit
-    under grad: above first order the jitted function runs eagerly, docs/graph_mode.md)."""
+    under grad: above second order the jitted function's nodes are eager's, docs/graph_mode.md)."""
     def f(t):
         return ops.sin(t) * ops.exp(t)
     g = ms.jit(f) if jit_inside else f
@@ -135,6 +137,61 @@ def w4a_first(repeat):
         ratio = statistics.median(r[k] / r[k - k % 2] for r in rounds)
         print(f"{name:24s} {min(col) * 1e6:9.1f} {statistics.median(col) * 1e6:10.1f} "
               f"{ratio:28.3f}")
+
+
+def w4a_second(repeat):
+    """Second derivatives, eager and jit under grad of grad (the forward one tape node, the
+    first backward a jitted function, also one node): sin(x) exp(x) on a 0-d tensor, the chain
+    of 50 tanh layers on 16 floats, and a gradient-norm penalty of a small MLP (the squared
+    gradient by its weights, differentiated by the weights and the input)."""
+    def f(t):
+        return ops.sin(t) * ops.exp(t)
+
+    def chain(t):
+        return _tanh_chain(t).sum()
+    ms.set_seed(0)
+    net = nn.SequentialCell([nn.Dense(32, 64), nn.Tanh(), nn.Dense(64, 10)])
+    weights = net.trainable_params()
+
+    def mlp(t):
+        return (net(t) ** 2).mean()
+
+    def grad2(fn):
+        return ms.grad(ms.grad(fn))
+
+    def penalty(fn):
+        return ms.value_and_grad(
+            lambda t: sum([(g * g).sum() for g in ms.grad(fn, None, weights)(t)]), 0, weights)
+    rng = np.random.default_rng(0)
+    names, cases = [], []
+    for label, make, fn, x in (
+            ("sin exp f64", grad2, f, Tensor(np.asarray(X0, np.float64))),
+            ("tanh x50 f32", grad2, chain, Tensor(np.linspace(-1, 1, 16, dtype=np.float32))),
+            ("MLP penalty f32", penalty, mlp,
+             Tensor(rng.standard_normal((16, 32)).astype(np.float32)))):
+        jitted = ms.jit(fn)
+        eager, compiled = make(fn), make(jitted)
+        a = eager(x)
+        compiled(x)  # captures the forward, then the first backward
+        assert _same_tree(a, compiled(x)) and _same_tree(a, compiled(x)), label
+        assert jitted.stats["grad2_bwd_replays"] >= 1, jitted.stats  # the compiled path
+        names += [f"{label}", f"{label} (jit)"]
+        cases += [lambda g=eager, x=x: g(x), lambda g=compiled, x=x: g(x)]
+    rounds = interleaved_rounds(cases, repeat, warmup=20)
+    print("W4a second order: grad(grad(f)) of sin(x) exp(x) at x = 0.5 (0-d) and of tanh x50 on "
+          "(16,); value_and_grad of an MLP 32-64-10 gradient penalty (batch 16)")
+    print(f"{'':24s} {'best us':>9s} {'median us':>10s} {'x eager (median of rounds)':>28s}")
+    for k, name in enumerate(names):
+        col = [r[k] for r in rounds]
+        ratio = statistics.median(r[k] / r[k - k % 2] for r in rounds)
+        print(f"{name:24s} {min(col) * 1e6:9.1f} {statistics.median(col) * 1e6:10.1f} "
+              f"{ratio:28.3f}")
+
+
+def _same_tree(a, b):
+    if isinstance(a, (tuple, list)):
+        return len(a) == len(b) and all(_same_tree(x, y) for x, y in zip(a, b))
+    return np.array_equal(a.asnumpy(), b.asnumpy()) and a.dtype == b.dtype
 
 
 # ---- W4b -----------------------------------------------------------------------------------------
@@ -291,6 +348,8 @@ def main():
     w4a(args.repeat, torch)
     print()
     w4a_first(args.repeat)
+    print()
+    w4a_second(args.repeat)
     print()
     w4b(max(args.repeat // 5, 5), torch)
     print()

@@ -125,6 +125,9 @@ def _walk(tape, start, roots, nested):
                 continue
         if epoch != clock:  # something was written in place since this node ran
             _check_versions(prim, saved, epoch)
+        if nested and type(out) is not int and getattr(prim, "accumulates", False):
+            prim.bprop_into(saved, dout, ins, grads)  # a jitted call at second order (_jit/vjp.py)
+            continue
         n = len(ins)
         if n == 1:
             g = prim.bprop(saved, dout, needs)[0]

@@ -170,7 +170,12 @@ class Jitted:
         self.changed_state = set()  # keys whose capture changed Python state once
         self.stats = {"captures": 0, "replays": 0, "guard_misses": 0, "eager_calls": 0,
                       "fallbacks": {}, "disabled": None, "nodes": [], "grad_replays": 0,
-                      "vjp_captures": 0, "vjp_replays": 0, "vjp_eager": 0, "spliced": 0}
+                      "vjp_captures": 0, "vjp_replays": 0, "vjp_eager": 0, "spliced": 0,
+                      "grad2_replays": 0, "grad2_bwd_captures": 0, "grad2_bwd_replays": 0,
+                      "grad2_bwd_eager": 0}
+        # the deepest tape depth at which a replay under a gradient transform is one node with
+        # a first-order VJP (2 for the first backward of a second-order node, vjp.py)
+        self.one_node_depth = 1
         self.stages = []  # per trace in capture order: {"captured": Trace, "optimized": Trace}
 
     ir = _dump.ir

@@ -21,9 +21,10 @@ def jit(function=None, *, capture_mode="ast", jit_level="O0", dynamic=0, fullgra
     then eager). Functions that write tensors in place otherwise, read tensor data into NumPy or
     print, or change Python state run eagerly; `jitted.stats` says why. Called under `grad` or
     `value_and_grad`, the replayed forward is one tape node whose backward replays the captured
-    VJP graph; under grad of grad, `jvp`, `vjp`, `linearize`, the Jacobians and `hvp` the
-    forward replays and eager's nodes are put on the tape (gradients equal eager's to any
-    order).
+    VJP graph; under grad of grad that node's first backward is a jitted function too (one
+    node whose bprop replays its VJP graph); above that and under `jvp`, `vjp`, `linearize`,
+    the Jacobians and `hvp` the forward replays and eager's nodes are put on the tape
+    (gradients equal eager's to any order).
 
     Usable as `@jit` or `@jit(...)`. `capture_mode` ('ast', 'bytecode', 'trace') all capture by
     tracing; every `jit_level` runs the same exact passes; `dynamic` is accepted and checked, not

@@ -23,6 +23,15 @@ def _compiled(jitted, calls):
     assert stats["fallbacks"] == {}, stats
 
 
+def _second_order_compiled(stats, calls):
+    """`calls` replays at second order, each one node whose first backward was captured once
+    (per key) and replayed after that, never run eagerly."""
+    assert stats["grad2_replays"] == calls, stats
+    assert stats["grad2_bwd_captures"] >= 1 and stats["grad2_bwd_eager"] == 0, stats
+    assert stats["grad2_bwd_captures"] + stats["grad2_bwd_replays"] == calls, stats
+    assert stats["fallbacks"] == {}, stats
+
+
 def sin_exp(x):
     return (ops.sin(x) * ops.exp(x)).sum()
 
@@ -164,10 +173,13 @@ def test_grad_of_grad_second_and_third_order_equal_eager(make):
         # a first-order gradient of the same function is compiled meanwhile
         assert same(ms.grad(f)(x), ms.grad(jitted)(x))
     stats = jitted.stats
-    # one capture; every later call replays its forward, spliced as eager's nodes above first
-    # order, one VJP node at first order
+    # one capture; every later call replays its forward: one node at first and second order
+    # (there the first backward is a jitted function: captured once, then replayed), spliced
+    # as eager's nodes at third order
     assert stats["captures"] == 1 and stats["eager_calls"] == 0, stats
-    assert stats["spliced"] == 3 and stats["vjp_replays"] == 1, stats
+    assert stats["spliced"] == 2 and stats["grad2_replays"] == 1, stats
+    assert stats["grad2_bwd_captures"] == 1 and stats["grad2_bwd_eager"] == 0, stats
+    assert stats["fallbacks"] == {}, stats
 
 
 def test_forward_mode_vjp_and_hvp_replay_the_forward_with_eager_nodes():
@@ -212,7 +224,120 @@ def test_random_programs_second_order_bitwise(ops_drawn, seed):
         x, y = fresh(rng), fresh(rng)
         assert same(second(fn)(x, y), second(jitted)(x, y))
     stats = jitted.stats
-    assert stats["captures"] == 1 and stats["spliced"] == 5 and stats["eager_calls"] == 0
+    assert stats["captures"] == 1 and stats["spliced"] == 0 and stats["eager_calls"] == 0
+    _second_order_compiled(stats, 5)
+
+
+def _with_signed_zeros(rng):
+    a = rng.standard_normal((3, 4)).astype(np.float32)
+    a[rng.random((3, 4)) < 0.3] = -0.0
+    a[rng.random((3, 4)) < 0.2] = 0.0
+    return Tensor(a)
+
+
+# How the value and the first-order gradients are used by the code around the jitted call: the
+# inputs again before and after it, the outputs inside other ops, a tracked sensitivity.
+_OUTSIDE = [
+    lambda g, x, y: (g(x, y)[0] * x).sum(),
+    lambda g, x, y: ops.sin(g(x, y)[0] + x).sum() + (ops.tanh(g(x, y)[-1]) * y).sum(),
+    lambda g, x, y: (x * y).sum() + (g(x, y)[0] * g(x, y)[-1]).sum() + (x * x).sum(),
+    lambda g, x, y: ops.exp(g(x, y)[-1]).mean() - (g(x, y)[0] * 0.5).sum(),
+]
+
+
+@given(st.lists(st.tuples(st.integers(0, 1), st.integers(0, 50), st.integers(0, 20),
+                          st.integers(0, 20)), min_size=1, max_size=8),
+       st.integers(0, len(_OUTSIDE) - 1), st.integers(0, 2), st.integers(0, 2 ** 31 - 1))
+def test_random_programs_grad_of_grad_used_inside_and_outside_bitwise(ops_drawn, outside,
+                                                                      how, seed):
+    rng = np.random.default_rng(seed)
+    fn = program(ops_drawn)
+    jitted = ms.jit(fn)
+    use = _OUTSIDE[outside]
+
+    def second(g):
+        loss = lambda x, y: use(g, x, y)  # noqa: E731
+        if how == 0:  # plain grad of grad
+            return ms.grad(lambda x, y: ms.grad(loss)(x, y).sum() * x.sum(), (0, 1))
+        first = ms.grad(loss, (0, 1))
+        if how == 1:  # value_and_grad over both first-order gradients, used again outside
+            return ms.value_and_grad(
+                lambda x, y: (first(x, y)[0] * x).sum() + ops.sin(first(x, y)[1]).sum(), (0, 1))
+        # a sensitivity the outer transform tracks
+        sens = ms.grad(loss, 0, sens_param=True)
+        return ms.grad(lambda x, y: (sens(x, y, ops.tanh(loss(x, y))) * y).sum(), (0, 1))
+    for _ in range(3):
+        x, y = _with_signed_zeros(rng), fresh(rng)
+        assert same(second(fn)(x, y), second(jitted)(x, y))
+    stats = jitted.stats
+    assert stats["spliced"] == 0 and stats["eager_calls"] == 0, stats
+    assert stats["grad2_replays"] >= 2 and stats["grad2_bwd_eager"] == 0, stats
+    assert stats["grad2_bwd_replays"] >= 1, stats
+    assert stats["fallbacks"] == {}, stats
+
+
+def test_grad_of_grad_with_weights_equals_eager_and_is_compiled():
+    ms.set_seed(12)
+    net = nn.SequentialCell([nn.Dense(4, 6), nn.Tanh(), nn.Dense(6, 2), nn.Sigmoid()])
+    weights = net.trainable_params()
+    scale = Tensor(np.float32(0.75))  # a tensor the function holds
+
+    def loss(x):
+        return ((net(x) * scale) ** 2).sum()
+    jitted = ms.jit(loss)
+
+    def penalty(f):  # the gradient norm, by the weights and the input
+        return ms.value_and_grad(
+            lambda x: sum([(g * g).sum() for g in ms.grad(f, 0, weights)(x)[1]]) + f(x),
+            0, weights)
+    rng = np.random.default_rng(13)
+    for _ in range(4):
+        x = _with_signed_zeros(rng)
+        assert same(penalty(loss)(x), penalty(jitted)(x))
+    stats = jitted.stats
+    assert stats["captures"] == 1 and stats["eager_calls"] == 0, stats
+    _second_order_compiled(stats, 3)  # the calls at first order are one node as before
+
+
+def test_second_order_puts_one_node_for_the_forward_and_one_for_the_first_backward():
+    def f(x):
+        return ops.tanh(ops.exp(x) * x + 1.0) * ops.sin(x)
+    jitted = ms.jit(f)
+    names = []
+
+    def outer(g):
+        def first(x):
+            from minispore._autodiff import tape
+            nodes = tape._state.tape.nodes
+            start = len(nodes)
+            gx = ms.grad(lambda x: g(x).sum())(x)
+            names.append([getattr(n[0], "name", "") for n in nodes[start:]])
+            return (gx * x).sum()
+        return ms.grad(first)
+    rng = np.random.default_rng(14)
+    for _ in range(3):
+        x = fresh(rng)
+        assert same(outer(f)(x), outer(jitted)(x))
+    eager, compiled = names[-2], names[-1]
+    assert len(eager) == 18  # the input link, 6 forward nodes, the sum, 10 backward nodes
+    # the input link, the forward, the sum, and the first backward (captured at the second
+    # call, replayed at the third)
+    assert compiled == ["Identity", "jit(f)", "ReduceSum", "jit(first_backward(jit(f)))"]
+    stats = jitted.stats
+    assert stats["grad2_bwd_captures"] == 1 and stats["grad2_bwd_replays"] == 1, stats
+
+
+def test_second_order_of_a_0d_function_with_the_shared_ones_sensitivity():
+    # both transforms start their walks from the same read-only ones array (a 0-d output):
+    # the traces take it once as a cotangent and once as a saved value
+    jitted = ms.jit(lambda t: ops.sin(t) * ops.exp(t))
+    for v in (0.5, -0.0, 2.0, 0.0):
+        x = Tensor(np.asarray(v, np.float64))
+        assert same(ms.grad(ms.grad(lambda t: ops.sin(t) * ops.exp(t)))(x),
+                    ms.grad(ms.grad(jitted))(x))
+    stats = jitted.stats
+    assert stats["vjp_eager"] == 0 and stats["eager_calls"] == 0, stats
+    _second_order_compiled(stats, 3)
 
 
 class _Net(nn.Cell):
@@ -252,6 +377,32 @@ def _train(mode, jit_construct=False):
         return got, [p.asnumpy() for p in net.get_parameters()], loss, net
     finally:
         ms.set_context(mode=ms.PYNATIVE_MODE)
+
+
+def test_graph_mode_cell_under_grad_of_grad_with_weights_equals_pynative():
+    def run(mode):
+        ms.set_seed(15)
+        net = _Net()
+        weights = net.trainable_params()
+        rng = np.random.default_rng(16)
+        got = []
+        ms.set_context(mode=mode)
+        try:
+            for k in range(4):
+                x = fresh(rng, (2, 1, 8, 8))
+                ms.set_seed(100 + k)  # the same dropout masks in both modes
+                first = ms.grad(lambda x: (net(x) ** 2).sum(), 0, weights)
+                got.append(ms.value_and_grad(
+                    lambda x: sum([(g * g).sum() for g in first(x)[1]]), 0, weights)(x))
+        finally:
+            ms.set_context(mode=ms.PYNATIVE_MODE)
+        return got, net
+    want, _ = run(ms.PYNATIVE_MODE)
+    got, net = run(ms.GRAPH_MODE)
+    assert same(want, got)
+    stats = cell_stats(net)
+    assert stats["captures"] == 1 and stats["eager_calls"] == 0, stats
+    _second_order_compiled(stats, 3)
 
 
 def test_graph_mode_cell_inside_value_and_grad_is_compiled():
