@@ -245,7 +245,14 @@ class Conv2D(_ConvGeometry):
                              f"than the padded input of shape {x.shape}")
         if cols is None:
             cols = self._im2col(x, ks)[0]
-        out = _gemm_groups(cols, self._weight_matrix(w))  # (N*prod(outs), O)
+        w2 = self._weight_matrix(w)
+        if c == 1:
+            # the one-channel patches are stored (T, M): W (O, T) @ (T, M) runs ~1.3x faster
+            # than (M, T) @ (T, O) at LeNet's first layer, and its (O, M) result, a
+            # channels-first view of (C, N, H, W) memory, takes a per-channel bias and ReLU
+            # in runs of whole images (channels-last runs are only C long)
+            return gemm(w2[0], cols[:, 0, :].T).reshape(o, n, *outs).swapaxes(0, 1)
+        out = _gemm_groups(cols, w2)  # (N*prod(outs), O)
         # a channels-first view of channels-last memory
         return out.reshape(n, *outs, o).transpose(0, self._nd + 1, *range(1, self._nd + 1))
 
@@ -333,8 +340,8 @@ class Conv2DBackpropFilter(_ConvGeometry):
         ks = tuple(w_shape[2:])
         if cols is None:
             cols = self._im2col(x, ks)[0]  # (M, G, prod(ks)*C/G)
-        g2 = np.ascontiguousarray(g.transpose(0, *range(2, self._nd + 2), 1)).reshape(
-            -1, self.groups, o // self.groups)
+        # (M, G, O/G) rows of g by channel: a view of channels-last or channels-outer memory
+        g2 = g.transpose(0, *range(2, self._nd + 2), 1).reshape(-1, self.groups, o // self.groups)
         # (G, T*C/G, M) @ (G, M, O/G), transposed: the one-channel patches are stored (T, M), and
         # a GEMM with them as its left operand runs 1.7x faster at LeNet's first layer (O = 6)
         dw = gemm(cols.transpose(1, 2, 0), g2.transpose(1, 0, 2)).transpose(0, 2, 1)
