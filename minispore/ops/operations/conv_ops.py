@@ -184,6 +184,10 @@ class _ConvGeometry(Primitive):
                             f"{w.dtype}")
 
 
+_BLAS_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+_BAND_LIMIT = 1 << 18  # elements of _banded_rows' band matrix (1 MiB in float32)
+
+
 def _patches(x, prim, ks):
     return prim._im2col(x, ks)[0]
 
@@ -295,8 +299,64 @@ class Conv2DBackpropInput(_ConvGeometry):
         if self._out_sizes(x_shape[2:], w.shape[2:]) != outs or x_shape[0] != n:
             raise ValueError(f"For '{op}', the gradient of shape {g.shape} does not match the "
                              f"input shape {tuple(x_shape)}")
+        x_shape = tuple(x_shape)
+        banded = self._banded_rows(g, w, x_shape)
+        if banded is not None:
+            return banded
         g2 = np.ascontiguousarray(g.transpose(0, *range(2, self._nd + 2), 1)).reshape(-1, o)
-        return self._col2im(self._patch_gradients(g2, w), tuple(x_shape), w.shape[2:], outs)
+        return self._col2im(self._patch_gradients(g2, w), x_shape, w.shape[2:], outs)
+
+    def _banded_rows(self, g, w, x_shape):
+        """The 2-D input gradient as one GEMM of g's rows, (N*Ho, Wo*O), with a banded matrix
+        (Wo*O, kh*Wp*C) that holds w at (j, o) x (p, j*sw + q*dw, c): each product row is a
+        padded input row's gradient from kernel row p, so _col2im's kh*kw strided adds become
+        kh row-block adds. The GEMM does Wp/kw times the multiplications of the per-tap ones,
+        in one well-shaped call (LeNet's second layer: 0.9 -> 0.7 ms). Taken when that ratio
+        is at most 3 and the band is small; None otherwise, and when g holds a non-finite value
+        (the band's zeros would turn it into NaN beyond its windows)."""
+        if self._nd != 2 or self.groups != 1 or g.dtype not in _BLAS_FLOATS:
+            return None
+        n, o, ho, wo = g.shape
+        c = x_shape[1]
+        kh, kw = w.shape[2:]
+        (top, _, left, _), (hp, wp) = self._padded(x_shape[2:], (kh, kw))
+        if c == 1 or wp > 3 * kw or wo * o * kh * wp * c > _BAND_LIMIT:
+            return None
+        rows = np.ascontiguousarray(g.transpose(0, 2, 3, 1)).reshape(n * ho, wo * o)
+        if not np.isfinite(rows).all():
+            return None
+        band = np.zeros(wo * o * kh * wp * c, g.dtype)
+        to, src = self._band_indices(o, c, kh, kw, wo, wp)
+        band[to] = w.reshape(-1)[src]
+        blocks = gemm(rows, band.reshape(wo * o, -1)).reshape(n, ho, kh, wp * c)
+        xp = np.zeros((n, hp, wp * c), g.dtype)
+        (sh, _), (dh, _) = self.stride, self.dilation
+        for p in range(kh):
+            xp[:, p * dh:p * dh + sh * (ho - 1) + 1:sh] += blocks[:, :, p]
+        h, wd = x_shape[2:]
+        return xp.reshape(n, hp, wp, c)[:, top:top + h, left:left + wd].transpose(0, 3, 1, 2)
+
+    def _padded(self, sizes, ks):
+        """(pads, padded spatial sizes)."""
+        pads = self._pads(sizes, ks)
+        return pads, tuple(s + b + a for s, b, a in zip(sizes, pads[::2], pads[1::2]))
+
+    def _band_indices(self, o, c, kh, kw, wo, wp):
+        """Flat positions in _banded_rows' band and in w (O, C, kh, kw) of each weight it
+        holds, cached per geometry."""
+        cache = self.__dict__.setdefault("_bands", {})
+        key = (o, c, kh, kw, wo, wp)
+        found = cache.get(key)
+        if found is None:
+            (_, sw), (_, dw) = self.stride, self.dilation
+            j, oo, p, q, cc = np.meshgrid(np.arange(wo), np.arange(o), np.arange(kh),
+                                          np.arange(kw), np.arange(c), indexing="ij")
+            to = ((j * o + oo) * kh + p) * (wp * c) + (j * sw + q * dw) * c + cc
+            src = ((oo * c + cc) * kh + p) * kw + q
+            if len(cache) >= 16:
+                cache.clear()
+            found = cache[key] = (to.reshape(-1), src.reshape(-1))
+        return found
 
     def _patch_gradients(self, g2, w):
         """(prod(k), M, C) gradients of the im2col patches, tap by tap, from g2 (M, O): one
