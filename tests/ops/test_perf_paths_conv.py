@@ -133,3 +133,36 @@ def test_banded_input_gradient_equals_the_per_tap_one(case, dtype):
     with np.errstate(invalid="ignore"):  # NaN and inf times the weights, as eager runs them
         np.testing.assert_array_equal(prim.forward(g, w, shape),
                                       _per_tap_input_gradient(prim, g, w, shape))
+
+
+@pytest.mark.parametrize("cls, shape, k, kwargs", [
+    (Conv2D, (3, 6, 12, 12), (5, 5), {}),
+    (Conv2D, (2, 1, 11, 9), (3, 2), dict(pad_mode="pad", pad=(1, 2, 0, 3), stride=(2, 1))),
+    (Conv2D, (1, 3, 1, 3), (3, 1), dict(pad_mode="same", stride=2)),  # size-1 dims, padded
+    (Conv2D, (2, 4, 9, 8), (3, 2), dict(pad_mode="pad", pad=(1, 2, 0, 3), stride=(2, 1),
+                                        dilation=(2, 1))),
+    (Conv2D, (2, 4, 9, 8), (3, 2), dict(dilation=(1, 2), group=2)),
+    (Conv3D, (2, 3, 5, 6, 4), (2, 3, 2), dict(pad_mode="same", stride=(1, 2, 1))),
+])
+def test_window_patches_copied_by_rows_equal_the_window_view(cls, shape, k, kwargs):
+    """_im2col_windows copies each window's last kernel row as one block: the same patches as
+    the window view's element-wise copy, on a channels-first and a channels-last input."""
+    prim = cls(4, k, **kwargs)
+    x = np.random.default_rng(7).standard_normal(shape).astype(np.float32)
+    nd = len(k)
+    for layout in (x, np.ascontiguousarray(np.moveaxis(x, 1, -1)).transpose(
+            0, nd + 1, *range(1, nd + 1))):
+        cols = prim._im2col_windows(layout, k, prim._out_sizes(shape[2:], k))
+        xh = np.moveaxis(np.asarray(layout), 1, -1)
+        pads = prim._pads(shape[2:], k)
+        xh = np.pad(xh, ((0, 0),) + tuple(zip(pads[::2], pads[1::2])) + ((0, 0),))
+        outs = prim._out_sizes(shape[2:], k)
+        g, cg = prim.groups, shape[1] // prim.groups
+        ref = np.empty((shape[0], *outs, g, *k, cg), x.dtype)
+        for out_pos in np.ndindex(*outs):
+            for tap in np.ndindex(*k):
+                at = tuple(o * s + t * d for o, s, t, d in
+                           zip(out_pos, prim.stride, tap, prim.dilation))
+                ref[(slice(None), *out_pos, slice(None), *tap)] = \
+                    xh[(slice(None), *at)].reshape(shape[0], g, cg)
+        np.testing.assert_array_equal(cols, ref.reshape(cols.shape))
