@@ -1,7 +1,7 @@
 """Pooling where the windows tile the input exactly takes a fast path that works in the input's
-memory order (channels-last for convolution outputs). Its results and gradients must not depend
-on the layout, and on every path a max pool routes each window's gradient to its first maximum
-(row-major window order), as MindSpore does."""
+memory order (channels-last for convolution outputs, (C, N, H, W) for one-channel ones). Its
+results and gradients must not depend on the layout, and on every path a max pool routes each
+window's gradient to its first maximum (row-major window order), as MindSpore does."""
 import numpy as np
 import pytest
 
@@ -89,8 +89,8 @@ def test_tiled_pools_second_order_on_channels_last_input(pool):
 
 
 def test_tiled_max_pool_gradient_keeps_the_channels_last_layout():
-    """Convolution outputs are channels-last; the pooling gradient stays so, and the ReLU and
-    convolution gradients after it read it without a copy."""
+    """Multi-channel convolution outputs are channels-last; the pooling gradient stays so, and
+    the ReLU and convolution gradients after it read it without a copy."""
     x = np.random.default_rng(2).standard_normal((2, 4, 4, 3)).transpose(0, 3, 1, 2)
     pool = C.MaxPool(2, 2)
     dx = pool.bprop((wrap(x), wrap(pool.forward(x))), Tensor(np.ones((2, 3, 2, 2))),
