@@ -139,6 +139,8 @@ def test_banded_input_gradient_equals_the_per_tap_one(case, dtype):
     (Conv2D, (3, 6, 12, 12), (5, 5), {}),
     (Conv2D, (2, 1, 11, 9), (3, 2), dict(pad_mode="pad", pad=(1, 2, 0, 3), stride=(2, 1))),
     (Conv2D, (1, 3, 1, 3), (3, 1), dict(pad_mode="same", stride=2)),  # size-1 dims, padded
+    (Conv2D, (0, 3, 5, 5), (3, 3), {}),  # an empty batch
+    (Conv2D, (0, 1, 5, 5), (3, 3), {}),
     (Conv2D, (2, 4, 9, 8), (3, 2), dict(pad_mode="pad", pad=(1, 2, 0, 3), stride=(2, 1),
                                         dilation=(2, 1))),
     (Conv2D, (2, 4, 9, 8), (3, 2), dict(dilation=(1, 2), group=2)),

@@ -141,7 +141,7 @@ class _ConvGeometry(Primitive):
             cols.view(run).reshape(lead)[...] = np.ndarray(
                 lead, run, xh, 0, (st[0], *(a * s for a, s in zip(sp, self.stride)),
                                    *(a * d for a, d in zip(sp[:-1], self.dilation[:-1]))))
-            return cols.reshape(len(cols), 1, -1)
+            return cols.reshape(len(cols), 1, cols.shape[1])
         # perf: an ndarray over xh's buffer is the same view as as_strided's, ~10x cheaper
         win = np.ndarray((n, *outs, self.groups, *ks, cg), xh.dtype, xh, 0,
                          (st[0], *(a * s for a, s in zip(sp, self.stride)), st[-1] * cg,
@@ -168,18 +168,16 @@ class _ConvGeometry(Primitive):
         return taps.reshape(len(taps), -1).T[:, None, :]
 
     def _copy_tap_rows(self, plane, taps, ks, outs):
-        """taps[t] = tap t's strided slice of the C-contiguous `plane`, each output row copied
-        as one void element (a row of the last output dim is contiguous in plane when its
-        stride is 1): NumPy's float copy would run one inner loop per row, 2x slower at
-        LeNet's first layer."""
-        item = plane.itemsize
-        row = np.dtype((np.void, outs[-1] * item))
-        dst = taps.view(row).reshape(taps.shape[:-1])
+        """taps[t] = tap t's strided slice of the C-contiguous `plane`, in one copy whose
+        elements are output rows (a row of the last output dim is contiguous in plane when its
+        stride is 1): NumPy's float copy of each tap runs one inner loop per row (0.28 ms at
+        LeNet's first layer, against 0.10 ms)."""
+        row = np.dtype((np.void, outs[-1] * plane.itemsize))
+        lead = (*ks, plane.shape[0], *outs[:-1])
         st = plane.strides
-        src_strides = (st[0], *(a * s for a, s in zip(st[1:-1], self.stride[:-1])))
-        for t, tap in enumerate(itertools.product(*map(range, ks))):
-            offset = sum(p * d * a for p, d, a in zip(tap, self.dilation, st[1:]))
-            dst[t] = np.ndarray(dst.shape[1:], row, plane, offset, src_strides)
+        taps.view(row).reshape(lead)[...] = np.ndarray(
+            lead, row, plane, 0, (*(a * d for a, d in zip(st[1:], self.dilation)), st[0],
+                                  *(a * s for a, s in zip(st[1:-1], self.stride[:-1]))))
 
     def _col2im(self, taps, x_shape, ks, outs):
         """The adjoint of _im2col, from per-tap patch gradients `taps` (prod(ks), M, C): each
