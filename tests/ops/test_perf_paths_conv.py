@@ -112,9 +112,10 @@ def _per_tap_input_gradient(prim, g, w, x_shape):
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("case", BANDED_CASES)
 def test_banded_input_gradient_equals_the_per_tap_one(case, dtype):
-    """Conv2DBackpropInput's one banded GEMM adds the same products as the per-tap GEMMs and
-    col2im, in another order (and with zeros): equal to rounding; a non-finite g takes the
-    per-tap path (the band's zeros would spread a NaN beyond its windows)."""
+    """Conv2DBackpropInput's banded GEMMs add the same products as the per-tap GEMMs and
+    col2im, in another order (and with zeros): equal to rounding, however the output columns
+    are split into parts; a non-finite g takes the per-tap path (the band's zeros would spread
+    a NaN beyond its windows)."""
     shape, o, k, pad_mode, pad, stride, dilation = case
     prim = C.Conv2DBackpropInput(o, k, pad_mode=pad_mode, pad=pad, stride=stride,
                                  dilation=dilation)
@@ -127,6 +128,12 @@ def test_banded_input_gradient_equals_the_per_tap_one(case, dtype):
     np.testing.assert_array_equal(prim.forward(g, w, shape), banded)
     tol = 2e-6 if dtype == np.float32 else 1e-14
     np.testing.assert_allclose(banded, per_tap, rtol=tol, atol=tol * np.abs(per_tap).max())
+    wo = g.shape[3]
+    for part in sorted({1, 2, max(wo - 1, 1), wo}):  # parts of every width, a narrower last one
+        prim._band_part = lambda *_, part=part: part
+        np.testing.assert_allclose(prim._banded_rows(g, w, shape), per_tap, rtol=tol,
+                                   atol=tol * np.abs(per_tap).max())
+    del prim._band_part
     g[0, 0, 0, 0] = np.nan
     g[-1, -1, -1, -1] = np.inf
     assert prim._banded_rows(g, w, shape) is None

@@ -336,51 +336,76 @@ class Conv2DBackpropInput(_ConvGeometry):
         return self._col2im(self._patch_gradients(g2, w), x_shape, w.shape[2:], outs)
 
     def _banded_rows(self, g, w, x_shape):
-        """The 2-D input gradient as one GEMM of g's rows, (N*Ho, Wo*O), with a banded matrix
-        (Wo*O, kh*Wp*C) that holds w at (j, o) x (p, j*sw + q*dw, c): each product row is a
-        padded input row's gradient from kernel row p, so _col2im's kh*kw strided adds become
-        kh row-block adds. The GEMM does Wp/kw times the multiplications of the per-tap ones,
-        in one well-shaped call (LeNet's second layer: 0.9 -> 0.7 ms). Taken when that ratio
-        is at most 3 and the band is small; None otherwise, and when g holds a non-finite value
-        (the band's zeros would turn it into NaN beyond its windows)."""
+        """The 2-D input gradient by GEMMs of g's rows, (N*Ho, J*O) for each part of J output
+        columns, with one band matrix (J*O, kh*S*C) that holds w at (j, o) x (p, j*sw + q*dw,
+        c), S = (J-1)*sw + (kw-1)*dw + 1 the input columns a part reaches: each product row is
+        a padded input row's gradient from kernel row p, added as one block, so _col2im's
+        kh*kw strided adds of narrow per-tap GEMMs become kh block adds per part of one
+        well-shaped GEMM that does S/kw times their multiplications (J: `_band_part`; LeNet's
+        second layer: 0.89 -> 0.53 ms). Taken when the padded width is at most 3 kernel widths
+        and the band is small; None otherwise, and when g holds a non-finite value (the band's
+        zeros would turn it into NaN beyond its windows)."""
         if self._nd != 2 or self.groups != 1 or g.dtype not in _BLAS_FLOATS:
             return None
         n, o, ho, wo = g.shape
         c = x_shape[1]
         kh, kw = w.shape[2:]
         (top, _, left, _), (hp, wp) = self._padded(x_shape[2:], (kh, kw))
-        if c == 1 or wp > 3 * kw or wo * o * kh * wp * c > _BAND_LIMIT:
+        if c == 1 or wp > 3 * kw:
+            return None
+        (sh, sw), (dh, dw) = self.stride, self.dilation
+        part = self._band_part(n * ho, o, c, kh, kw, wo)
+        span = (part - 1) * sw + (kw - 1) * dw + 1
+        if part * o * kh * span * c > _BAND_LIMIT:
             return None
         rows = np.ascontiguousarray(g.transpose(0, 2, 3, 1)).reshape(n * ho, wo * o)
         if not np.isfinite(rows).all():
             return None
-        band = np.zeros(wo * o * kh * wp * c, g.dtype)
-        to, src = self._band_indices(o, c, kh, kw, wo, wp)
+        band = np.zeros(part * o * kh * span * c, g.dtype)
+        to, src = self._band_indices(o, c, kh, kw, part, span)
         band[to] = w.reshape(-1)[src]
-        blocks = gemm(rows, band.reshape(wo * o, -1)).reshape(n, ho, kh, wp * c)
+        band = band.reshape(part, o, kh, span, c)
         xp = np.zeros((n, hp, wp * c), g.dtype)
-        (sh, _), (dh, _) = self.stride, self.dilation
-        for p in range(kh):
-            xp[:, p * dh:p * dh + sh * (ho - 1) + 1:sh] += blocks[:, :, p]
+        for j0 in range(0, wo, part):
+            jn = min(part, wo - j0)  # the last part may be narrower: its corner of the band
+            reach = (jn - 1) * sw + (kw - 1) * dw + 1
+            blocks = gemm(rows[:, j0 * o:(j0 + jn) * o],
+                          band[:jn, :, :, :reach].reshape(jn * o, -1)).reshape(n, ho, kh, -1)
+            x0 = j0 * sw * c
+            for p in range(kh):
+                xp[:, p * dh:p * dh + sh * (ho - 1) + 1:sh, x0:x0 + reach * c] += blocks[:, :, p]
         h, wd = x_shape[2:]
         return xp.reshape(n, hp, wp, c)[:, top:top + h, left:left + wd].transpose(0, 3, 1, 2)
+
+    def _band_part(self, rows, o, c, kh, kw, wo):
+        """_banded_rows' output columns per part: the J that minimises an estimated cost, the
+        GEMMs' multiplications (rows * Wo*O * kh*S*C) plus 30 per element of the block adds
+        and 250,000 per NumPy call (ratios of their times on this machine's BLAS and NumPy)."""
+        (_, sw), (_, dw) = self.stride, self.dilation
+
+        def cost(part):
+            parts = -(-wo // part)
+            span = (part - 1) * sw + (kw - 1) * dw + 1
+            return (rows * wo * o * kh * span * c + 30 * parts * kh * rows * span * c
+                    + 250_000 * parts * (1 + kh))
+        return min(range(1, wo + 1), key=cost)
 
     def _padded(self, sizes, ks):
         """(pads, padded spatial sizes)."""
         pads = self._pads(sizes, ks)
         return pads, tuple(s + b + a for s, b, a in zip(sizes, pads[::2], pads[1::2]))
 
-    def _band_indices(self, o, c, kh, kw, wo, wp):
+    def _band_indices(self, o, c, kh, kw, part, span):
         """Flat positions in _banded_rows' band and in w (O, C, kh, kw) of each weight it
         holds, cached per geometry."""
         cache = self.__dict__.setdefault("_bands", {})
-        key = (o, c, kh, kw, wo, wp)
+        key = (o, c, kh, kw, part, span)
         found = cache.get(key)
         if found is None:
             (_, sw), (_, dw) = self.stride, self.dilation
-            j, oo, p, q, cc = np.meshgrid(np.arange(wo), np.arange(o), np.arange(kh),
+            j, oo, p, q, cc = np.meshgrid(np.arange(part), np.arange(o), np.arange(kh),
                                           np.arange(kw), np.arange(c), indexing="ij")
-            to = ((j * o + oo) * kh + p) * (wp * c) + (j * sw + q * dw) * c + cc
+            to = ((j * o + oo) * kh + p) * (span * c) + (j * sw + q * dw) * c + cc
             src = ((oo * c + cc) * kh + p) * kw + q
             if len(cache) >= 16:
                 cache.clear()
