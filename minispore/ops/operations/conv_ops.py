@@ -131,7 +131,7 @@ class _ConvGeometry(Primitive):
         cg = c // self.groups
         st = xh.strides
         sp = st[1:-1]
-        if self.groups == 1 and self.dilation[-1] == 1 and xh.flags.c_contiguous:
+        if self.groups == 1 and self.dilation[-1] == 1 and xh.flags.c_contiguous and c:
             # a window's last kernel row (kw whole pixels) is one contiguous run of xh: copied
             # as one void element, NumPy's float copy runs one inner loop per run (2x slower
             # at LeNet's second layer)
@@ -342,10 +342,10 @@ class Conv2DBackpropInput(_ConvGeometry):
         a padded input row's gradient from kernel row p, added as one block, so _col2im's
         kh*kw strided adds of narrow per-tap GEMMs become kh block adds per part of one
         well-shaped GEMM that does S/kw times their multiplications (J: `_band_part`; LeNet's
-        second layer: 0.89 -> 0.53 ms). Taken when the padded width is at most 3 kernel widths
+        second layer: 0.89 -> 0.54 ms). Taken when the padded width is at most 3 kernel widths
         and the band is small; None otherwise, and when g holds a non-finite value (the band's
         zeros would turn it into NaN beyond its windows)."""
-        if self._nd != 2 or self.groups != 1 or g.dtype not in _BLAS_FLOATS:
+        if self._nd != 2 or self.groups != 1 or g.dtype not in _BLAS_FLOATS or not g.size:
             return None
         n, o, ho, wo = g.shape
         c = x_shape[1]
@@ -370,7 +370,8 @@ class Conv2DBackpropInput(_ConvGeometry):
             jn = min(part, wo - j0)  # the last part may be narrower: its corner of the band
             reach = (jn - 1) * sw + (kw - 1) * dw + 1
             blocks = gemm(rows[:, j0 * o:(j0 + jn) * o],
-                          band[:jn, :, :, :reach].reshape(jn * o, -1)).reshape(n, ho, kh, -1)
+                          band[:jn, :, :, :reach].reshape(jn * o, kh * reach * c)).reshape(
+                n, ho, kh, reach * c)
             x0 = j0 * sw * c
             for p in range(kh):
                 xp[:, p * dh:p * dh + sh * (ho - 1) + 1:sh, x0:x0 + reach * c] += blocks[:, :, p]
