@@ -1,7 +1,7 @@
 """Pooling where the windows tile the input exactly takes a fast path that works in the input's
-memory order (channels-last for convolution outputs). Its results and gradients must not depend
-on the layout, and on every path a max pool routes each window's gradient to its first maximum
-(row-major window order), as MindSpore does."""
+memory order (channels-last for convolution outputs, (C, N, H, W) for one-channel ones). Its
+results and gradients must not depend on the layout, and on every path a max pool routes each
+window's gradient to its first maximum (row-major window order), as MindSpore does."""
 import numpy as np
 import pytest
 
@@ -9,14 +9,17 @@ import minispore as ms
 from minispore import Tensor
 from minispore._autodiff.tape import apply, wrap
 from minispore.ops.operations import conv_ops as C
+from minispore.ops.operations import pool_ops
+from minispore.ops.operations._kernels import sum_to_array
 from minispore.testing import check_grads
 
 
 def layouts(nhwc):
-    """The same NCHW values, C-contiguous and as a channels-last view (wrap them: Tensor()
-    copies to C order)."""
+    """The same NCHW values, C-contiguous, as a channels-last view and as a view of (C, N, H, W)
+    memory (wrap them: Tensor() copies to C order)."""
     return {"nchw": np.ascontiguousarray(nhwc.transpose(0, 3, 1, 2)),
-            "channels_last": nhwc.transpose(0, 3, 1, 2)}
+            "channels_last": nhwc.transpose(0, 3, 1, 2),
+            "channels_outer": np.ascontiguousarray(nhwc.transpose(3, 0, 1, 2)).swapaxes(0, 1)}
 
 
 def first_max_grad(x, g, kh, kw, sh, sw):
@@ -86,8 +89,8 @@ def test_tiled_pools_second_order_on_channels_last_input(pool):
 
 
 def test_tiled_max_pool_gradient_keeps_the_channels_last_layout():
-    """Convolution outputs are channels-last; the pooling gradient stays so, and the ReLU and
-    convolution gradients after it read it without a copy."""
+    """Multi-channel convolution outputs are channels-last; the pooling gradient stays so, and
+    the ReLU and convolution gradients after it read it without a copy."""
     x = np.random.default_rng(2).standard_normal((2, 4, 4, 3)).transpose(0, 3, 1, 2)
     pool = C.MaxPool(2, 2)
     dx = pool.bprop((wrap(x), wrap(pool.forward(x))), Tensor(np.ones((2, 3, 2, 2))),
@@ -117,3 +120,34 @@ def test_tiled_max_pool_nan_inf_and_zero_ties_on_every_layout(kernel, dtype):
         np.testing.assert_array_equal(apply(pool, (wrap(x),)).asnumpy(), expected, err_msg=name)
         np.testing.assert_array_equal(dx.asnumpy(), first_max_grad(ref_x, g, kh, kw, kh, kw),
                                       err_msg=name)
+
+
+def test_one_channel_convolution_output_and_its_pooling_gradient_keep_channels_outer_memory():
+    """A one-channel convolution's GEMM makes (O, N*H*W): its NCHW output is a view of
+    (C, N, H, W) memory; pooling, its gradient and the bias gradient's sum work in that order."""
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((3, 1, 9, 8)).astype(np.float32)
+    w = rng.standard_normal((4, 1, 3, 3)).astype(np.float32)
+    conv = C.Conv2D(4, 3)
+    out = conv.forward(x, w)
+    assert out.swapaxes(0, 1).flags.c_contiguous and not out.flags.c_contiguous
+    np.testing.assert_array_equal(out, conv.forward(x, w, C.Conv2D(4, 3)._im2col_windows(
+        x, (3, 3), (7, 6))))
+    z = out[:, :, :6]  # a tiled 6x6 window of the (C, N, H, W) memory
+    assert pool_ops._channels_outer(np.ascontiguousarray(z.swapaxes(0, 1)).swapaxes(0, 1))
+    z = np.ascontiguousarray(z.swapaxes(0, 1)).swapaxes(0, 1)
+    pool = C.MaxPool(2, 2)
+    dx = pool.bprop((wrap(z), wrap(pool.forward(z))), Tensor(np.ones((3, 4, 3, 3), np.float32)),
+                    (True,))[0]._data
+    assert dx.swapaxes(0, 1).flags.c_contiguous
+    np.testing.assert_array_equal(dx, first_max_grad(np.ascontiguousarray(z),
+                                                     np.ones((3, 4, 3, 3), np.float32), 2, 2, 2,
+                                                     2))
+
+
+def test_bias_gradient_sum_over_channels_outer_memory():
+    g = np.random.default_rng(5).standard_normal((6, 8, 12, 12)).astype(np.float32).swapaxes(0, 1)
+    summed = sum_to_array(g, (1, 6, 1, 1))
+    expected = g.astype(np.float64).sum(axis=(0, 2, 3), keepdims=True)
+    assert summed.shape == (1, 6, 1, 1) and summed.dtype == np.float32
+    np.testing.assert_allclose(summed, expected, rtol=1e-5, atol=1e-4)

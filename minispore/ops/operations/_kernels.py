@@ -232,24 +232,31 @@ _BLAS_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def _sum_outer_axes(g, axes):
-    """g summed over `axes` as ones @ (R, K), when in g's memory order every summed axis lies
-    outside every kept one (a bias gradient: batch and space summed, channels kept). NumPy
-    reduces such outer axes row by row, 2-10x slower than BLAS and no more accurate. The kept
-    axes come back in their order; None when the layout does not fit."""
+    """g summed over `axes` by one BLAS product with ones, when in g's memory order the summed
+    axes all lie outside the kept ones, (R, K) rows summed as ones @ rows (a bias gradient of
+    channels-last memory: batch and space summed, channels kept), or all inside them, (K, R)
+    rows summed as rows @ ones (channels-outer memory). NumPy reduces outer axes row by row,
+    2-10x slower than BLAS and no more accurate. The kept axes come back in their order; None
+    when the layout fits neither."""
     if g.dtype not in _BLAS_FLOATS or g.size < 1024:
         return None
     order = sorted(range(g.ndim), key=lambda i: (-g.strides[i], i))
     summed = [i for i in order if i in axes]
     kept = [i for i in order if i not in axes]
-    if order != summed + kept:
+    if order not in (summed + kept, kept + summed):
         return None
     mem = g.transpose(order)
     if not mem.flags.c_contiguous:
         return None
     kept_shape = [g.shape[i] for i in kept]
-    rows = mem.reshape(-1, int(np.prod(kept_shape)))
-    out = (np.ones(rows.shape[0], g.dtype) @ rows).reshape(kept_shape)
-    return out.transpose(np.argsort(kept))
+    k = int(np.prod(kept_shape))
+    if order == summed + kept:
+        rows = mem.reshape(-1, k)
+        out = np.ones(rows.shape[0], g.dtype) @ rows
+    else:
+        rows = mem.reshape(k, -1)
+        out = rows @ np.ones(rows.shape[1], g.dtype)
+    return out.reshape(kept_shape).transpose(np.argsort(kept))
 
 
 _HALF = np.dtype(np.float16)

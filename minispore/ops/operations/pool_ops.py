@@ -153,6 +153,13 @@ def _channels_last(a):
     return not a.flags.c_contiguous and a.transpose(0, 2, 3, 1).flags.c_contiguous
 
 
+def _channels_outer(a):
+    """True when NCHW `a` is laid out (C, N, H, W) in memory, as a one-channel convolution's
+    output is. Tiled pooling works per (H, W) plane, so such an array is pooled as the
+    C-contiguous (C, N, H, W) array it is in memory, and the results swapped back."""
+    return not a.flags.c_contiguous and a.swapaxes(0, 1).flags.c_contiguous
+
+
 def _tiles_in_memory_order(a, kh, kw, channels_last):
     """A tiled (N, C, H, W) array as a view in its memory order: (N, Ho, kh, Wo, kw, C) when
     channels-last, else (N, C, Ho, kh, Wo, kw) (copied to C order if it is neither)."""
@@ -227,6 +234,8 @@ def _tile_max(x, kh, kw):
     """The maximum of each kh x kw tile, laid out as x (NCHW, or a channels-last view)."""
     if x.size == 0:
         return np.empty(x.shape[:2] + (x.shape[2] // kh, x.shape[3] // kw), x.dtype)
+    if _channels_outer(x):
+        return _tile_max(x.swapaxes(0, 1), kh, kw).swapaxes(0, 1)
     flat, geometry, cl = _tile_memory(x, kh, kw)
     m = np.empty_like(flat)
     m[:len(flat) - _tap_offsets(geometry)[-1]] = _anchored_max(flat, geometry)
@@ -280,6 +289,8 @@ def _tile_first_max_mask(x, out, kh, kw):
     the window hit, then shifted back to the tap's place."""
     if x.size == 0:
         return np.zeros(out.shape + (kh, kw), bool)
+    if _channels_outer(x):
+        return _tile_first_max_mask(x.swapaxes(0, 1), out.swapaxes(0, 1), kh, kw).swapaxes(0, 1)
     flat, geometry, cl = _tile_memory(x, kh, kw)
     offsets = _tap_offsets(geometry)
     maxima = _anchored_max(flat, geometry)
@@ -437,6 +448,11 @@ class WindowScatter(Primitive):
         n, c, h, w = x_shape
         if _tiles(pool, x_shape):  # one broadcast multiply into x's shape, in memory order
             weights = np.broadcast_to(weights, (n, c, ho, wo, kh, kw))
+            if g.size and weights.swapaxes(0, 1).transpose(0, 1, 2, 4, 3, 5).flags.c_contiguous \
+                    and not weights.transpose(0, 1, 2, 4, 3, 5).flags.c_contiguous:
+                # a max-pooling mask laid out (C, N, ...) (see _channels_outer)
+                return self.forward(g.swapaxes(0, 1), weights.swapaxes(0, 1),
+                                    (c, n, h, w)).swapaxes(0, 1)
             cl = _weights_channels_last(weights, g)
             w_tiled = weights.transpose((0, 2, 4, 3, 5, 1) if cl else (0, 1, 2, 4, 3, 5))
             if w_tiled.flags.c_contiguous and g.size:  # one weight per element: max pooling
@@ -497,7 +513,12 @@ def _scatter_tiles(g, w_tiled, x_shape, channels_last):
     kh, kw = (w_tiled.shape[2], w_tiled.shape[4]) if channels_last else w_tiled.shape[3::2]
     rows = n * (h // kh) * (1 if channels_last else c)
     pixels = np.ascontiguousarray(gm).reshape(-1, 1, b)
-    spread = _pixels(np.broadcast_to(pixels, (len(pixels), kw, b)))
+    if b == 1:  # kw strided stores: a broadcast copy would run 1-element inner loops
+        spread = np.empty((len(pixels), kw, 1), g.dtype)
+        for q in range(kw):
+            spread[:, q] = pixels[:, 0]
+    else:
+        spread = _pixels(np.broadcast_to(pixels, (len(pixels), kw, b)))
     out = np.empty((rows, kh, w * b), g.dtype)
     np.multiply(spread.reshape(rows, 1, w * b), w_tiled.reshape(rows, kh, w * b), out=out,
                 casting="unsafe")
