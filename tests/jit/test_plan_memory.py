@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 import minispore as ms
 from minispore import Tensor, nn
 from minispore._jit import plan
+from minispore.ops.operations._kernels import LEGACY_PROMOTION
 from minispore.nn.optim.optimizer import add_scaled
 from minispore.ops.primitive import PRIMITIVES
 
@@ -89,7 +90,10 @@ def test_unary_forms_give_the_forwards_bits(cls, shape, dtype, offset, seed):
     """Transcendentals and the other unary forms, written into a buffer that overlaps no input
     at any alignment: the loop NumPy runs for a fresh result, the same bits."""
     x = _values(np.random.default_rng(seed), shape, dtype)
-    assert _check(cls(), [x], offset)
+    planned = _check(cls(), [x], offset)
+    # (NumPy 1.x: the float unary forwards cast back to their input's dtype after the kernel,
+    # legacy 0-d promotion, so the plan leaves them out)
+    assert planned or LEGACY_PROMOTION and plan.INTO_RULES[cls] is plan._float_unary
 
 
 @settings(max_examples=300, deadline=None)
