@@ -131,12 +131,7 @@ def w4a_first(repeat):
         cases += [lambda g=eager, x=x: g(x), lambda g=compiled, x=x: g(x)]
     rounds = interleaved_rounds(cases, repeat, warmup=20)
     print("W4a first order: d/dx of sin(x) exp(x) at x = 0.5 (0-d), and of tanh x50 on (16,)")
-    print(f"{'':24s} {'best us':>9s} {'median us':>10s} {'x eager (median of rounds)':>28s}")
-    for k, name in enumerate(names):
-        col = [r[k] for r in rounds]
-        ratio = statistics.median(r[k] / r[k - k % 2] for r in rounds)
-        print(f"{name:24s} {min(col) * 1e6:9.1f} {statistics.median(col) * 1e6:10.1f} "
-              f"{ratio:28.3f}")
+    _print_pairs(names, rounds)
 
 
 def w4a_second(repeat):
@@ -180,6 +175,11 @@ def w4a_second(repeat):
     rounds = interleaved_rounds(cases, repeat, warmup=20)
     print("W4a second order: grad(grad(f)) of sin(x) exp(x) at x = 0.5 (0-d) and of tanh x50 on "
           "(16,); value_and_grad of an MLP 32-64-10 gradient penalty (batch 16)")
+    _print_pairs(names, rounds)
+
+
+def _print_pairs(names, rounds):
+    """Rows of (eager, jitted) pairs: best and median us, and each one over its pair's eager."""
     print(f"{'':24s} {'best us':>9s} {'median us':>10s} {'x eager (median of rounds)':>28s}")
     for k, name in enumerate(names):
         col = [r[k] for r in rounds]
