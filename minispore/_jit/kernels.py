@@ -8,7 +8,8 @@ never at `import minispore`.
 
 Results are within float tolerance of eager, not bitwise: numba's exp/log/erf and float64 tanh
 are LLVM's and libm's, not NumPy's SIMD loops; float32 tanh is a polynomial (`_tanh_f32`);
-helpers (sigmoid, GeLU) compute in float64 and round once; sums and means accumulate in float64 in index order, not NumPy's pairwise float32 sums. NumPy's
+helpers (sigmoid, GeLU) compute in float64 and round once; sums and means accumulate in float64
+in index order, not NumPy's pairwise float32 sums. NumPy's
 floating-point warnings are not raised by a kernel.
 """
 import hashlib
@@ -194,7 +195,7 @@ def kernel_source(group, routes=None, n_packs=0):
     last = f"i{rank - 1}"
     routes = routes or {}
     shapes = [meta[x][0] if type(x) is int else np.shape(x[1]) for x in group.ins]
-    args = {x: k for k, x in enumerate(group.ins) if type(x) is int and x not in routes}
+    args = {x: k for k, x in enumerate(group.ins) if type(x) is int and _own(x, routes)}
     const_arg = {id(x[1]): k for k, x in enumerate(group.ins) if type(x) is not int}
     places = _places(group)
     phase_of = {m.outs[0]: p for m, (where, p) in zip(members, places) if where == "loop" and
@@ -266,8 +267,7 @@ def kernel_source(group, routes=None, n_packs=0):
         src = str(full[k])
         for n, shape in enumerate(shapes):
             d = k - (rank - len(shape))
-            x = group.ins[n]
-            if d >= 0 and shape[d] == full[k] and (type(x) is not int or x not in routes):
+            if d >= 0 and shape[d] == full[k] and _own(group.ins[n], routes):
                 src = f"a{n}.shape[{d}]"
                 break
         else:
@@ -334,8 +334,14 @@ def kernel_source(group, routes=None, n_packs=0):
                                           _returned(group.outs)]) + "\n"
 
 
+def _own(x, routes):
+    """Whether group input `x` (a value id or a ("c", constant)) is a kernel argument of its
+    own, not a row of a pack in `routes`."""
+    return type(x) is not int or x not in routes
+
+
 def _params(ins, routes, n_packs):
-    return [f"a{k}" for k, x in enumerate(ins) if type(x) is not int or x not in routes] + \
+    return [f"a{k}" for k, x in enumerate(ins) if _own(x, routes)] + \
         [f"p{q}" for q in range(n_packs)]
 
 
@@ -414,7 +420,7 @@ def attach(trace):
             source = kernel_source(group, routes, len(sources))
             fn = load(source)
             sample = [np.zeros(*group.meta[x]) if type(x) is int else x[1] for x in group.ins
-                      if type(x) is not int or x not in routes]
+                      if _own(x, routes)]
             sample += [np.zeros((len(p.outs), *p.shape), p.meta[p.outs[0]][1]) for p in sources]
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -458,10 +464,10 @@ def _unrouted(group, fn, sources):
         packs = [np.empty((len(p.outs), *p.shape), p.meta[p.outs[0]][1]) for p in sources]
         own = []
         for x, a in zip(group.ins, arrays):
-            if type(x) is int and x in group.routes:
+            if _own(x, group.routes):
+                own.append(a)
+            else:
                 q, row = group.routes[x]
                 packs[q][row] = a
-            else:
-                own.append(a)
         return fn(*own, *packs)
     return forward

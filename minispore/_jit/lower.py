@@ -11,8 +11,8 @@ import numpy as np
 from .._autodiff import tape as _tape
 from .._quiet import _IGNORE, _reset, _set
 from ..common import _writes
-from ..ops.operations import math_ops as _math_ops
 from ..ops.primitive import PRIMITIVES
+from . import plan as _plan
 from .plan import FRESH, make_plan, planned_ufunc
 
 _counter = itertools.count()
@@ -32,7 +32,8 @@ _SCALAR_OPERATORS = {np.add: "{0} + {1}", np.subtract: "{0} - {1}", np.multiply:
                      np.negative: "-{0}", np.true_divide: "{0} / {1}"}
 _SCALAR_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 _RealDiv = PRIMITIVES["RealDiv"]
-_Tanh = PRIMITIVES["Tanh"]
+# the float unary forwards that are their ufunc on real floats (Exp, Sin, ..., Tanh)
+_UNARY_RULES = (_plan._float_unary, _plan._tanh)
 
 
 def _scalar_form(step, meta):
@@ -61,9 +62,8 @@ def _scalar_form(step, meta):
     forward = getattr(prim.forward, "__func__", None)
     if cls is _RealDiv and forward is cls.forward and len(step.ins) == 2:
         return _SCALAR_OPERATORS[np.true_divide], np.true_divide  # quiet(np.true_divide)
-    if (cls.__base__ is _math_ops._FloatUnary or cls is _Tanh) and forward is cls.forward and \
-            isinstance(cls.kernel, np.ufunc) and cls.forward in (
-                _math_ops._FloatUnary.forward, _Tanh.forward) and len(step.ins) == 1:
+    if _plan.INTO_RULES.get(cls) in _UNARY_RULES and forward is cls.forward and \
+            len(step.ins) == 1:
         return "{u}({0})", cls.kernel
     return None
 
@@ -314,9 +314,9 @@ def _routing(trace):
         if routes:
             via[n] = routes
             wanted.update(step.prim.pack_sources)
-    producers = {n for n, step in enumerate(trace.steps)
+    producers = {n for n, step in enumerate(trace.steps)  # fused groups (lower is below fuse)
                  if getattr(getattr(step, "prim", None), "pack_sources", None) is not None and
-                 getattr(step.prim, "number", None) in wanted and step.multi}
+                 step.prim.number in wanted}
     named = set(range(trace.n_args)) | {i for i, _ in trace.refs} | set(trace.out_ids)
     for n, step in enumerate(trace.steps):
         uses, made = _uses(step)
@@ -327,22 +327,21 @@ def _routing(trace):
     return producers, via, named
 
 
-def _dead_after(trace, via=None, named=None):
+def _dead_after(trace, via, named):
     """{step index: the names of the values computed inside the trace whose last use is that
     step, and of the packs (`pk`) a kernel last reads whole there}, so the generated code drops
     each one as soon as it is dead (the arguments, the Parameters and other outside tensors, and
     the outputs stay)."""
-    via = via or {}
     keep = set(trace.out_ids) | set(range(trace.n_args)) | {i for i, _ in trace.refs}
     last, last_pack = {}, {}
     for n, step in enumerate(trace.steps):
         uses, made = _uses(step)
         routed = via.get(n, ())
         for i in made:
-            if named is None or i in named:
+            if i in named:
                 last[i] = n  # an output nothing reads is dead at once
         for i in uses:
-            if i not in routed and (named is None or i in named):
+            if i not in routed and i in named:
                 last[i] = n
         if routed:
             for q in step.prim.pack_sources:
